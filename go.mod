@@ -1,0 +1,3 @@
+module github.com/symbolize-go/symbolize
+
+go 1.26

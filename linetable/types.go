@@ -1,0 +1,139 @@
+package linetable
+
+import (
+	"github.com/symbolize-go/symbolize/internal/buf"
+)
+
+// DecodeError says which section and offset held bad input; its Err wraps
+// one of the sentinels below. It is the same type in every package of this
+// module, so one errors.As serves them all.
+type DecodeError = buf.DecodeError
+
+// Sentinel causes, for errors.Is.
+var (
+	ErrTruncated          = buf.ErrTruncated
+	ErrOverflow           = buf.ErrOverflow
+	ErrUnsupportedVersion = buf.ErrUnsupportedVersion
+	ErrFormat             = buf.ErrFormat
+	ErrLimit              = buf.ErrLimit
+)
+
+// Row is one row of the line-number matrix [DWARF5 6.2.2]: the state-machine
+// registers at the moment an opcode appended a row. It holds no pointers; a
+// file is an index into Header.Files.
+type Row struct {
+	Address       uint64
+	OpIndex       uint32 // VLIW operation index; 0 unless maximum_operations_per_instruction > 1
+	File          uint32 // index into Header.Files
+	Line          uint32 // 0: no source line
+	Column        uint32 // 0: no column (left edge)
+	Discriminator uint32
+	ISA           uint32
+	IsStmt        bool
+	BasicBlock    bool
+	EndSequence   bool // the first address past the sequence; not an instruction
+	PrologueEnd   bool
+	EpilogueBegin bool
+}
+
+// Opcode is a standard (DW_LNS_*) or extended (DW_LNE_*) opcode number.
+// Standard and extended opcodes are separate numbering spaces.
+type Opcode uint8
+
+// Standard opcodes [DWARF5 6.2.5.2].
+const (
+	OpCopy             Opcode = 0x01 // DW_LNS_copy
+	OpAdvancePC        Opcode = 0x02 // DW_LNS_advance_pc
+	OpAdvanceLine      Opcode = 0x03 // DW_LNS_advance_line
+	OpSetFile          Opcode = 0x04 // DW_LNS_set_file
+	OpSetColumn        Opcode = 0x05 // DW_LNS_set_column
+	OpNegateStmt       Opcode = 0x06 // DW_LNS_negate_stmt
+	OpSetBasicBlock    Opcode = 0x07 // DW_LNS_set_basic_block
+	OpConstAddPC       Opcode = 0x08 // DW_LNS_const_add_pc
+	OpFixedAdvancePC   Opcode = 0x09 // DW_LNS_fixed_advance_pc
+	OpSetPrologueEnd   Opcode = 0x0a // DW_LNS_set_prologue_end
+	OpSetEpilogueBegin Opcode = 0x0b // DW_LNS_set_epilogue_begin
+	OpSetISA           Opcode = 0x0c // DW_LNS_set_isa
+)
+
+// Extended opcodes [DWARF5 6.2.5.3], introduced by a 0 byte and a ULEB128
+// length.
+const (
+	OpEndSequence      Opcode = 0x01 // DW_LNE_end_sequence
+	OpSetAddress       Opcode = 0x02 // DW_LNE_set_address
+	OpDefineFile       Opcode = 0x03 // DW_LNE_define_file (DWARF 2-4)
+	OpSetDiscriminator Opcode = 0x04 // DW_LNE_set_discriminator
+)
+
+// Content type codes of DWARF 5 directory and file entry formats [DWARF5 6.2.4.1].
+const (
+	LNCTPath           = 0x1 // DW_LNCT_path
+	LNCTDirectoryIndex = 0x2 // DW_LNCT_directory_index
+	LNCTTimestamp      = 0x3 // DW_LNCT_timestamp
+	LNCTSize           = 0x4 // DW_LNCT_size
+	LNCTMD5            = 0x5 // DW_LNCT_MD5
+)
+
+// EntryFormat is one (content type, form) pair of a DWARF 5
+// directory_entry_format or file_name_entry_format.
+type EntryFormat struct {
+	Content uint64 // DW_LNCT_*, or a vendor code (skipped by its form)
+	Form    uint64 // DW_FORM_*
+}
+
+// File is one entry of a line program's file table.
+type File struct {
+	Name   string
+	Dir    uint64 // index into Header.Dirs
+	MTime  uint64
+	Size   uint64
+	MD5    [16]byte
+	HasMD5 bool
+}
+
+// Header is a line program's header [DWARF5 6.2.4]. Dirs and Files are
+// indexed by the numbers the program uses in every version: for versions 2-4,
+// whose numbering is 1-based, Dirs[0] and Files[0] are empty placeholders
+// (directory 0 means the compilation directory; file 0 is invalid).
+type Header struct {
+	Offset              uint64 // of the unit within .debug_line
+	Dwarf64             bool   // 64-bit DWARF format
+	UnitLength          uint64
+	Version             uint16
+	AddressSize         uint8 // from the v5 header; for v2-4, from Options or 0 if unknown
+	SegmentSelectorSize uint8
+	HeaderLength        uint64
+	MinInstLength       uint8
+	MaxOpsPerInst       uint8
+	DefaultIsStmt       bool
+	LineBase            int8
+	LineRange           uint8
+	OpcodeBase          uint8
+	// StandardOpcodeLengths[i] is the number of ULEB128 operands of
+	// standard opcode i+1; it aliases the section.
+	StandardOpcodeLengths []uint8
+	DirFormats            []EntryFormat // v5 only
+	FileFormats           []EntryFormat // v5 only
+	Dirs                  []string
+	Files                 []File
+	ProgramOffset         uint64 // absolute offset of the first opcode
+	EndOffset             uint64 // absolute offset just past the unit
+}
+
+// Options say what decoding a line program needs beyond .debug_line itself.
+// The zero value decodes a little-endian program whose strings are all
+// inline.
+type Options struct {
+	BigEndian bool
+	// LineStr and Str are .debug_line_str and .debug_str, for
+	// DW_FORM_line_strp and DW_FORM_strp paths in DWARF 5 entry formats.
+	LineStr []byte
+	Str     []byte
+	// StrX resolves DW_FORM_strx* indexes (through the unit's
+	// str_offsets_base); nil makes such names empty.
+	StrX func(index uint64) (string, error)
+	// AddressSize is the target's address size for versions 2-4, whose
+	// headers lack it (the compilation unit's header has it). 0 means:
+	// take it from each DW_LNE_set_address operand's length.
+	AddressSize uint8
+}
