@@ -235,7 +235,7 @@ func (r *Reader) SLEB() int64 {
 	if r.off < r.end {
 		if b := r.data[r.off]; b < 0x80 {
 			r.off++
-			return int64(b<<1) >> 1 // sign-extend bit 6
+			return int64(int8(b<<1)) >> 1 // sign-extend bit 6
 		}
 	}
 	return r.slebSlow()
