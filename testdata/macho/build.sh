@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Rebuilds the Mach-O fixtures of package macho. Run from anywhere; needs
+# clang-14, ld64.lld-14, dsymutil-14, llvm-lipo-14, llvm-strip-14.
+# The sources include no headers (no macOS SDK exists here); libSystem.tbd is
+# a hand-written stub exporting only what the linker demands.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+# Fixed object mtimes so that the OSO stabs (debug map timestamps) are
+# reproducible; -oso_prefix keeps the build directory out of them.
+STAMP=1600000000
+CFLAGS="-g -O1 -fno-stack-protector -fno-ident"
+
+for arch in arm64 x86_64; do
+  case $arch in
+    arm64)  triple=arm64-apple-macos11;    ver="11.0 11.0" ;;
+    x86_64) triple=x86_64-apple-macos10.15; ver="10.15 10.15" ;;
+  esac
+  clang-14 -target $triple $CFLAGS -c main.c -o main.$arch.o
+  clang-14 -target $triple $CFLAGS -c lib.c -o lib.$arch.o
+  touch -d @$STAMP main.$arch.o lib.$arch.o
+  ld64.lld-14 -arch $arch -platform_version macos $ver -dylib \
+    -install_name @rpath/libfix.dylib -current_version 1.2.3 -compatibility_version 1.0.0 \
+    -oso_prefix "$PWD/" lib.$arch.o libSystem.tbd -o libfix.$arch.dylib
+  ld64.lld-14 -arch $arch -platform_version macos $ver -e _main \
+    -oso_prefix "$PWD/" main.$arch.o libfix.$arch.dylib libSystem.tbd -o main.$arch
+  rm -rf main.$arch.dSYM
+  # OSO paths are relative to this directory, where dsymutil runs.
+  dsymutil-14 main.$arch -o main.$arch.dSYM
+  rm -rf libfix.$arch.dylib.dSYM
+  dsymutil-14 libfix.$arch.dylib -o libfix.$arch.dylib.dSYM
+done
+
+# Stripped executable: no stabs or local symbols; only LC_FUNCTION_STARTS
+# still knows where functions begin.
+llvm-strip-14 -o main.arm64.stripped main.arm64
+
+# Universal binary; dsymutil shells out to "lipo" for fat inputs.
+llvm-lipo-14 -create main.arm64 main.x86_64 -output main.fat
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+ln -s "$(command -v llvm-lipo-14)" "$tmp/lipo"
+rm -rf main.fat.dSYM
+PATH="$tmp:$PATH" dsymutil-14 main.fat -o main.fat.dSYM
+
+# A 32-bit object (i386, LC_SEGMENT and nlist) for the 32-bit header paths;
+# ld64.lld cannot link i386.
+clang-14 -target i386-apple-macos10.7 $CFLAGS -c lib.c -o lib.i386.o
+
+sha256sum main.c lib.c libSystem.tbd *.o main.arm64 main.x86_64 main.arm64.stripped main.fat \
+  libfix.*.dylib $(find *.dSYM -type f | sort) > MANIFEST.sha256
+{ clang-14 --version | head -1; echo "CFLAGS=$CFLAGS"; } > MANIFEST.tools
