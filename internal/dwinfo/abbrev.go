@@ -1,0 +1,151 @@
+package dwinfo
+
+import (
+	"math"
+	"slices"
+
+	"github.com/symbolize-go/symbolize/internal/buf"
+	"github.com/symbolize-go/symbolize/internal/dw"
+)
+
+// AttrSpec is one (attribute, form) pair of an abbreviation, with the value
+// of a DW_FORM_implicit_const kept in the table [DWARF5 7.5.3].
+type AttrSpec struct {
+	Attr     Attr
+	Form     dw.Form
+	Implicit int64 // DW_FORM_implicit_const only
+}
+
+// Abbrev is one abbreviation declaration [DWARF5 7.5.3].
+type Abbrev struct {
+	Code     uint64
+	Tag      Tag
+	Children bool
+	Attrs    []AttrSpec // aliases the table's single spec array
+}
+
+// AbbrevTable is the parsed abbreviation table at one .debug_abbrev offset.
+// It is immutable and shared by every unit that uses that offset.
+type AbbrevTable struct {
+	list  []Abbrev // sorted by Code, stable (the first of duplicates wins, as in LLVM)
+	dense bool     // list[i].Code == i+1: index directly
+}
+
+// Lookup returns the abbreviation with the given code: O(1) for the usual
+// 1..n numbering, O(log n) otherwise.
+func (t *AbbrevTable) Lookup(code uint64) (*Abbrev, bool) {
+	if t.dense {
+		if code-1 < uint64(len(t.list)) {
+			return &t.list[code-1], true
+		}
+		return nil, false
+	}
+	lo, hi := 0, len(t.list)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if t.list[m].Code < code {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(t.list) && t.list[lo].Code == code {
+		return &t.list[lo], true
+	}
+	return nil, false
+}
+
+// Len returns the number of declarations.
+func (t *AbbrevTable) Len() int { return len(t.list) }
+
+// Abbrevs returns the abbreviation table at .debug_abbrev offset off,
+// parsing it on first use and caching it (with its error) by offset.
+func (d *Data) Abbrevs(off uint64) (*AbbrevTable, error) {
+	d.abbrevMu.Lock()
+	s := d.abbrevs[off]
+	if s == nil {
+		s = new(abbrevSlot)
+		d.abbrevs[off] = s
+	}
+	d.abbrevMu.Unlock()
+	s.once.Do(func() { s.tab, s.err = parseAbbrevs(d.reader(secAbbrev, d.s.Abbrev), off) })
+	return s.tab, s.err
+}
+
+// parseAbbrevs reads declarations until a 0 code or the end of the
+// section (which some producers leave unterminated; LLVM accepts that too).
+func parseAbbrevs(r buf.Reader, off uint64) (*AbbrevTable, error) {
+	r.Seek(off)
+	if r.Err() != nil {
+		return nil, r.Err()
+	}
+	type decl struct {
+		code       uint64
+		tag        Tag
+		children   bool
+		start, end int
+	}
+	var decls []decl
+	var specs []AttrSpec
+	for r.Len() > 0 {
+		declOff := r.Offset()
+		code := r.ULEB()
+		if code == 0 {
+			break
+		}
+		tag := r.ULEB()
+		children := r.U8()
+		if r.Err() != nil {
+			return nil, r.Err()
+		}
+		if tag == 0 || tag > math.MaxUint16 {
+			return nil, buf.Errorf(pkg, secAbbrev, declOff, ErrFormat, "abbreviation %d has tag %#x", code, tag)
+		}
+		start := len(specs)
+		for {
+			specOff := r.Offset()
+			at := r.ULEB()
+			form := r.ULEB()
+			if r.Err() != nil {
+				return nil, r.Err()
+			}
+			if at == 0 && form == 0 {
+				break
+			}
+			if at > math.MaxUint16 {
+				return nil, buf.Errorf(pkg, secAbbrev, specOff, ErrFormat, "attribute %#x", at)
+			}
+			var ic int64
+			if dw.Form(form) == dw.FormImplicitConst {
+				ic = r.SLEB()
+			}
+			specs = append(specs, AttrSpec{Attr: Attr(at), Form: dw.Form(form), Implicit: ic})
+		}
+		decls = append(decls, decl{code, Tag(tag), children != 0, start, len(specs)})
+	}
+	if r.Err() != nil {
+		return nil, r.Err()
+	}
+	specs = slices.Clip(specs)
+	t := &AbbrevTable{list: make([]Abbrev, len(decls))}
+	for i, dc := range decls {
+		t.list[i] = Abbrev{Code: dc.code, Tag: dc.tag, Children: dc.children, Attrs: specs[dc.start:dc.end:dc.end]}
+	}
+	slices.SortStableFunc(t.list, func(a, b Abbrev) int {
+		switch {
+		case a.Code < b.Code:
+			return -1
+		case a.Code > b.Code:
+			return 1
+		}
+		return 0
+	})
+	t.dense = true
+	for i := range t.list {
+		if t.list[i].Code != uint64(i)+1 {
+			t.dense = false
+			break
+		}
+	}
+	return t, nil
+}

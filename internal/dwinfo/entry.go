@@ -1,0 +1,484 @@
+package dwinfo
+
+import (
+	"io"
+
+	"github.com/symbolize-go/symbolize/internal/buf"
+	"github.com/symbolize-go/symbolize/internal/dw"
+)
+
+// Unit is a unit ready for DIE reading: its header, what its root DIE says
+// (the bases that strx, addrx and rnglistx forms need) and its abbreviation
+// table. It is immutable and safe for concurrent use.
+type Unit struct {
+	Header
+	Root RootInfo
+
+	d    *Data
+	tab  *AbbrevTable
+	form dw.Unit
+}
+
+// RootInfo is the decoded unit DIE [DWARF5 3.1.1]. Byte slices alias the
+// string sections. Bases that are absent default as LLVM does for split
+// units: 0 before DWARF 5, the size of the section header (8, or 16 for
+// DWARF64) in DWARF 5.
+type RootInfo struct {
+	Tag      Tag
+	Name     []byte
+	CompDir  []byte
+	Producer []byte
+	Language uint64
+
+	LowPC    uint64   // DW_AT_low_pc, else DW_AT_entry_pc: the base address of range lists
+	HasLowPC bool     // LowPC came from DW_AT_low_pc
+	HighPC   dw.Value // raw DW_AT_high_pc (address or offset from LowPC); Class 0 if absent
+	Ranges   dw.Value // raw DW_AT_ranges; Class 0 if absent
+	StmtList uint64   // offset into .debug_line
+	HasStmt  bool
+	DWOID    uint64 // from the v5 header or DW_AT_GNU_dwo_id
+	HasDWOID bool
+
+	StrOffsetsBase uint64
+	AddrBase       uint64
+	RnglistsBase   uint64
+	LoclistsBase   uint64
+}
+
+// LoadUnit fetches h's abbreviation table and decodes its unit DIE.
+func (d *Data) LoadUnit(h Header) (*Unit, error) {
+	u := &Unit{Header: h, d: d, form: h.Form()}
+	if err := d.loadUnit(u); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+func (d *Data) loadUnit(u *Unit) error {
+	tab, err := d.Abbrevs(u.AbbrevOffset)
+	if err != nil {
+		return err
+	}
+	u.tab = tab
+	ri := &u.Root
+	if u.Version >= 5 {
+		hs := 2 * u.offSize() // unit_length + version/padding: 8 or 16
+		ri.StrOffsetsBase, ri.AddrBase, ri.RnglistsBase, ri.LoclistsBase = hs, hs, hs, hs
+	}
+	if u.Type == UnitSkeleton || u.Type == UnitSplitCompile {
+		ri.DWOID, ri.HasDWOID = u.Header.DWOID, true
+	}
+	er := u.Entries()
+	var e Entry
+	if err := er.Next(&e); err != nil {
+		if err == io.EOF {
+			return buf.Errorf(pkg, secInfo, u.DIEOffset, ErrFormat, "unit has no DIE")
+		}
+		return err
+	}
+	ri.Tag = e.Tag
+	// Strings and addresses are resolved after the loop: their bases may
+	// follow them in attribute order.
+	var name, dir, prod, low, entry dw.Value
+	it := u.Attrs(&e)
+	var f Field
+	for it.Next(&f) {
+		v := f.Val
+		switch f.Attr {
+		case AttrName:
+			name = v
+		case AttrCompDir:
+			dir = v
+		case AttrProducer:
+			prod = v
+		case AttrLanguage:
+			ri.Language = v.U
+		case AttrLowPC:
+			low = v
+		case AttrEntryPC:
+			entry = v
+		case AttrHighPC:
+			ri.HighPC = v
+		case AttrRanges:
+			ri.Ranges = v
+		case AttrStmtList:
+			ri.StmtList, ri.HasStmt = v.U, true
+		case AttrStrOffsetsBase:
+			ri.StrOffsetsBase = v.U
+		case AttrAddrBase, AttrGNUAddrBase:
+			ri.AddrBase = v.U
+		case AttrRnglistsBase, AttrGNURangesBase:
+			ri.RnglistsBase = v.U
+		case AttrLoclistsBase:
+			ri.LoclistsBase = v.U
+		case AttrGNUDWOID:
+			ri.DWOID, ri.HasDWOID = v.U, true
+		}
+	}
+	if err := it.Err(); err != nil {
+		return err
+	}
+	// LLVM takes the base address from DW_AT_low_pc, else DW_AT_entry_pc.
+	if low.Class != 0 {
+		a, err := u.Addr(low)
+		if err != nil {
+			return err
+		}
+		ri.LowPC, ri.HasLowPC = a, true
+	} else if entry.Class == dw.ClassAddress || entry.Class == dw.ClassAddrx {
+		if a, err := u.Addr(entry); err == nil {
+			ri.LowPC = a
+		}
+	}
+	for _, p := range [...]struct {
+		v   dw.Value
+		dst *[]byte
+	}{{name, &ri.Name}, {dir, &ri.CompDir}, {prod, &ri.Producer}} {
+		if p.v.Class == 0 {
+			continue
+		}
+		s, err := u.String(p.v)
+		if err != nil {
+			return err
+		}
+		*p.dst = s
+	}
+	return nil
+}
+
+// Entry is one DIE as returned by EntryReader.Next. Its attributes are
+// decoded on demand with Unit.Attrs or Unit.Attr.
+type Entry struct {
+	Offset   uint64 // absolute .debug_info offset of the DIE
+	Tag      Tag
+	Children bool
+	Depth    int // nesting depth relative to where reading started; the unit DIE is 0
+
+	abbrev  *Abbrev
+	attrOff uint64 // first attribute byte
+	sibling uint64 // DW_AT_sibling (absolute), 0 if none
+}
+
+// Abbrev returns the entry's abbreviation declaration.
+func (e *Entry) Abbrev() *Abbrev { return e.abbrev }
+
+// EntryReader iterates the DIEs of one unit in section order. It is a small
+// value; it allocates nothing.
+type EntryReader struct {
+	u     *Unit
+	r     buf.Reader
+	depth int // depth of the next DIE
+}
+
+// Entries returns a reader positioned at the unit DIE.
+func (u *Unit) Entries() EntryReader {
+	r := u.d.reader(secInfo, u.d.s.Info)
+	r.Seek(u.DIEOffset)
+	r.SetLimit(u.End)
+	return EntryReader{u: u, r: r}
+}
+
+// EntriesAt returns a reader positioned at the DIE at absolute offset off,
+// which must lie within the unit's DIEs; depths count from that DIE (0).
+func (u *Unit) EntriesAt(off uint64) (EntryReader, error) {
+	if off < u.DIEOffset || off >= u.End {
+		return EntryReader{}, buf.Errorf(pkg, secInfo, off, ErrFormat, "offset outside unit at %#x..%#x", u.DIEOffset, u.End)
+	}
+	er := u.Entries()
+	er.r.Seek(off)
+	return er, nil
+}
+
+// Offset returns the offset of the next record the reader will decode.
+func (er *EntryReader) Offset() uint64 { return er.r.Offset() }
+
+// Next fills e with the next DIE, skipping null entries (whose only effect
+// is to end a list of children, reflected in Depth). It returns io.EOF at
+// the end of the unit and a sticky *DecodeError on bad input. Every record
+// consumes at least one byte, so a unit of n bytes ends within n calls.
+func (er *EntryReader) Next(e *Entry) error {
+	for {
+		isDIE, err := er.step(e)
+		if err != nil || isDIE {
+			return err
+		}
+	}
+}
+
+// step decodes one record, a DIE (true) or a null entry (false).
+func (er *EntryReader) step(e *Entry) (bool, error) {
+	if er.u == nil {
+		return false, io.EOF
+	}
+	if err := er.r.Err(); err != nil {
+		return false, err
+	}
+	if er.r.Len() == 0 {
+		return false, io.EOF
+	}
+	off := er.r.Offset()
+	code := er.r.ULEB()
+	if code == 0 {
+		if er.depth > 0 {
+			er.depth--
+		}
+		return false, er.r.Err()
+	}
+	ab, ok := er.u.tab.Lookup(code)
+	if !ok {
+		er.r.Fail(off, ErrFormat, "abbreviation code %d not in table at %#x", code, er.u.AbbrevOffset)
+		return false, er.r.Err()
+	}
+	e.Offset, e.Tag, e.Children, e.Depth = off, ab.Tag, ab.Children, er.depth
+	e.abbrev, e.attrOff, e.sibling = ab, er.r.Offset(), 0
+	for i := range ab.Attrs {
+		s := &ab.Attrs[i]
+		if s.Attr == AttrSibling {
+			if v := dw.Read(&er.r, s.Form, er.u.form, s.Implicit); v.Class == dw.ClassRef {
+				e.sibling = er.u.Offset + v.U
+			}
+		} else if !skipFixed(&er.r, s.Form, &er.u.form) {
+			dw.Read(&er.r, s.Form, er.u.form, s.Implicit)
+		}
+	}
+	if err := er.r.Err(); err != nil {
+		return false, err
+	}
+	if ab.Children {
+		if er.depth+1 > er.u.d.maxDepth {
+			er.r.Fail(off, ErrLimit, "DIE nesting deeper than %d", er.u.d.maxDepth)
+			return false, er.r.Err()
+		}
+		er.depth++
+	}
+	return true, nil
+}
+
+// SkipChildren moves past the subtree of e, which must be the entry the
+// last Next returned. It jumps to DW_AT_sibling when that points forward
+// within the unit, and otherwise walks the children.
+func (er *EntryReader) SkipChildren(e *Entry) error {
+	if !e.Children || er.u == nil {
+		return er.r.Err()
+	}
+	if e.sibling > er.r.Offset() && e.sibling <= er.u.End {
+		er.r.Seek(e.sibling)
+		er.depth = e.Depth
+		return er.r.Err()
+	}
+	var tmp Entry
+	for er.depth > e.Depth {
+		if _, err := er.step(&tmp); err != nil {
+			if err == io.EOF {
+				er.depth = e.Depth
+				return nil
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// fixedSize returns the encoded size of forms whose size depends only on
+// the unit, or 0.
+func fixedSize(f dw.Form, u *dw.Unit) uint64 {
+	switch f {
+	case dw.FormData1, dw.FormRef1, dw.FormFlag, dw.FormStrx1, dw.FormAddrx1:
+		return 1
+	case dw.FormData2, dw.FormRef2, dw.FormStrx2, dw.FormAddrx2:
+		return 2
+	case dw.FormStrx3, dw.FormAddrx3:
+		return 3
+	case dw.FormData4, dw.FormRef4, dw.FormStrx4, dw.FormAddrx4, dw.FormRefSup4:
+		return 4
+	case dw.FormData8, dw.FormRef8, dw.FormRefSig8, dw.FormRefSup8:
+		return 8
+	case dw.FormData16:
+		return 16
+	case dw.FormAddr:
+		return uint64(u.AddrSize)
+	case dw.FormStrp, dw.FormLineStrp, dw.FormSecOffset, dw.FormStrpSup, dw.FormGNURefAlt, dw.FormGNUStrpAlt:
+		if u.Dwarf64 {
+			return 8
+		}
+		return 4
+	case dw.FormRefAddr:
+		if u.Version <= 2 {
+			return uint64(u.AddrSize)
+		}
+		if u.Dwarf64 {
+			return 8
+		}
+		return 4
+	}
+	return 0
+}
+
+// skipFixed skips a value of fixed size and reports whether f was one; it
+// saves building a dw.Value for the common forms while skipping DIEs.
+func skipFixed(r *buf.Reader, f dw.Form, u *dw.Unit) bool {
+	switch f {
+	case dw.FormFlagPresent, dw.FormImplicitConst:
+		return true
+	}
+	n := fixedSize(f, u)
+	if n == 0 {
+		return false
+	}
+	r.Skip(n)
+	return true
+}
+
+// Field is one decoded attribute. Form is as declared in the abbreviation
+// (DW_FORM_indirect stays indirect; Val holds the resolved value).
+type Field struct {
+	Attr Attr
+	Form dw.Form
+	Val  dw.Value
+}
+
+// AttrReader iterates an entry's attributes in declaration order without
+// allocating.
+type AttrReader struct {
+	r     buf.Reader
+	specs []AttrSpec
+	form  dw.Unit
+	i     int
+}
+
+// Attrs returns an iterator over e's attributes.
+func (u *Unit) Attrs(e *Entry) AttrReader {
+	r := u.d.reader(secInfo, u.d.s.Info)
+	r.Seek(e.attrOff)
+	r.SetLimit(u.End)
+	var specs []AttrSpec
+	if e.abbrev != nil {
+		specs = e.abbrev.Attrs
+	}
+	return AttrReader{r: r, specs: specs, form: u.form}
+}
+
+// Next decodes the next attribute into f, reporting false at the end or on
+// error (see Err).
+func (a *AttrReader) Next(f *Field) bool {
+	if a.i >= len(a.specs) || a.r.Err() != nil {
+		return false
+	}
+	s := &a.specs[a.i]
+	a.i++
+	f.Attr, f.Form = s.Attr, s.Form
+	f.Val = dw.Read(&a.r, s.Form, a.form, s.Implicit)
+	return a.r.Err() == nil
+}
+
+// Err returns the first decoding error, or nil.
+func (a *AttrReader) Err() error { return a.r.Err() }
+
+// Attr returns the value of e's first attribute at, and whether it has one.
+// Cost: decodes the attributes before it.
+func (u *Unit) Attr(e *Entry, at Attr) (dw.Value, bool, error) {
+	it := u.Attrs(e)
+	var f Field
+	for it.Next(&f) {
+		if f.Attr == at {
+			return f.Val, true, nil
+		}
+	}
+	return dw.Value{}, false, it.Err()
+}
+
+// AppendAttrs appends all of e's attributes to dst; with enough capacity
+// in dst it allocates nothing.
+func (u *Unit) AppendAttrs(dst []Field, e *Entry) ([]Field, error) {
+	it := u.Attrs(e)
+	var f Field
+	for it.Next(&f) {
+		dst = append(dst, f)
+	}
+	return dst, it.Err()
+}
+
+// String resolves a string-class value: DW_FORM_string, strp, line_strp
+// and strx* (through str_offsets_base). The result aliases the section.
+func (u *Unit) String(v dw.Value) ([]byte, error) {
+	s := &u.d.s
+	switch v.Class {
+	case dw.ClassString:
+		return v.B, nil
+	case dw.ClassStrp:
+		return cstr(s.Str, secStr, v.U)
+	case dw.ClassLineStrp:
+		return cstr(s.LineStr, secLineStr, v.U)
+	case dw.ClassStrx:
+		os := u.offSize()
+		off, ok := mulAdd(u.Root.StrOffsetsBase, v.U, os)
+		if !ok || off > uint64(len(s.StrOffsets)) || uint64(len(s.StrOffsets))-off < os {
+			return nil, buf.Errorf(pkg, secStrOffsets, u.Root.StrOffsetsBase, ErrFormat, "string index %d out of range", v.U)
+		}
+		r := u.d.reader(secStrOffsets, s.StrOffsets)
+		r.Seek(off)
+		return cstr(s.Str, secStr, r.Off(u.Dwarf64))
+	}
+	return nil, buf.Errorf(pkg, secInfo, u.Offset, ErrFormat, "value of class %d is not a string", v.Class)
+}
+
+func cstr(data []byte, sec string, off uint64) ([]byte, error) {
+	b, ok := buf.CStringAt(data, off)
+	if !ok {
+		return nil, buf.Errorf(pkg, sec, off, ErrTruncated, "no string at offset")
+	}
+	return b, nil
+}
+
+// mulAdd returns base + i*size and whether it did not overflow.
+func mulAdd(base, i, size uint64) (uint64, bool) {
+	if size != 0 && i > (^uint64(0)-base)/size {
+		return 0, false
+	}
+	return base + i*size, true
+}
+
+// Addr resolves an address-class value: DW_FORM_addr, or addrx* through
+// addr_base into .debug_addr.
+func (u *Unit) Addr(v dw.Value) (uint64, error) {
+	switch v.Class {
+	case dw.ClassAddress:
+		return v.U, nil
+	case dw.ClassAddrx:
+		return u.d.addrx(u.Root.AddrBase, v.U, u.AddrSize)
+	}
+	return 0, buf.Errorf(pkg, secInfo, u.Offset, ErrFormat, "value of class %d is not an address", v.Class)
+}
+
+func (d *Data) addrx(base, i uint64, size uint8) (uint64, error) {
+	off, ok := mulAdd(base, i, uint64(size))
+	if !ok || off > uint64(len(d.s.Addr)) || uint64(len(d.s.Addr))-off < uint64(size) {
+		return 0, buf.Errorf(pkg, secAddr, base, ErrFormat, "address index %d out of range", i)
+	}
+	r := d.reader(secAddr, d.s.Addr)
+	r.Seek(off)
+	a := r.Uint(int(size))
+	return a, r.Err()
+}
+
+// HighPC resolves DW_AT_high_pc: an address, or (constant class, DWARF 4+)
+// an offset from low.
+func (u *Unit) HighPC(low uint64, v dw.Value) (uint64, error) {
+	if v.Class == dw.ClassConstant {
+		return low + v.U, nil
+	}
+	return u.Addr(v)
+}
+
+// Ref resolves a reference to an absolute .debug_info offset: unit-relative
+// forms add the unit's offset, DW_FORM_ref_addr is absolute already. Other
+// classes (ref_sig8, supplementary files) report false.
+func (u *Unit) Ref(v dw.Value) (uint64, bool) {
+	switch v.Class {
+	case dw.ClassRef:
+		return u.Offset + v.U, true
+	case dw.ClassRefAddr:
+		return v.U, true
+	}
+	return 0, false
+}

@@ -1,0 +1,240 @@
+package dwinfo
+
+import (
+	"bytes"
+	"debug/dwarf"
+	"errors"
+	"fmt"
+	"io"
+	"testing"
+
+	"github.com/symbolize-go/symbolize/internal/dw"
+)
+
+// TestEntriesMatchDebugDwarf walks every unit of every fixture with both
+// this package and Go's debug/dwarf and compares DIE offsets, tags,
+// children flags and every attribute value.
+func TestEntriesMatchDebugDwarf(t *testing.T) {
+	for _, path := range fixtures(t) {
+		t.Run(path, func(t *testing.T) {
+			secs, f, ok := loadELF(t, path)
+			if !ok {
+				t.Skip("no .debug_info")
+			}
+			gd, err := f.DWARF()
+			if err != nil {
+				t.Skipf("debug/dwarf cannot read it: %v", err)
+			}
+			d := New(secs, nil)
+			gr := gd.Reader()
+			ur := d.Units()
+			nUnits, nDIEs := 0, 0
+			for {
+				var h Header
+				err := ur.Next(&h)
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				nUnits++
+				u, err := d.LoadUnit(h)
+				if err != nil {
+					t.Fatalf("unit %#x: %v", h.Offset, err)
+				}
+				er := u.Entries()
+				var e Entry
+				for {
+					err := er.Next(&e)
+					if err == io.EOF {
+						break
+					}
+					if err != nil {
+						t.Fatalf("unit %#x: %v", h.Offset, err)
+					}
+					nDIEs++
+					ge := nextNonNull(t, gr)
+					if ge == nil {
+						t.Fatalf("debug/dwarf ended before %#x", e.Offset)
+					}
+					if uint64(ge.Offset) != e.Offset || uint16(ge.Tag) != uint16(e.Tag) || ge.Children != e.Children {
+						t.Fatalf("entry: got %#x %v %v, debug/dwarf %#x %v %v", e.Offset, e.Tag, e.Children, ge.Offset, ge.Tag, ge.Children)
+					}
+					compareFields(t, u, &e, ge)
+				}
+			}
+			if ge := nextNonNull(t, gr); ge != nil {
+				t.Fatalf("debug/dwarf has more entries, next at %#x", ge.Offset)
+			}
+			t.Logf("%d units, %d DIEs", nUnits, nDIEs)
+		})
+	}
+}
+
+func nextNonNull(t *testing.T, gr *dwarf.Reader) *dwarf.Entry {
+	for {
+		ge, err := gr.Next()
+		if err != nil {
+			t.Fatalf("debug/dwarf: %v", err)
+		}
+		if ge == nil || ge.Tag != 0 {
+			return ge
+		}
+	}
+}
+
+func compareFields(t *testing.T, u *Unit, e *Entry, ge *dwarf.Entry) {
+	t.Helper()
+	fs, err := u.AppendAttrs(nil, e)
+	if err != nil {
+		t.Fatalf("DIE %#x: %v", e.Offset, err)
+	}
+	if len(fs) != len(ge.Field) {
+		t.Fatalf("DIE %#x: %d fields, debug/dwarf %d", e.Offset, len(fs), len(ge.Field))
+	}
+	for i, f := range fs {
+		gf := ge.Field[i]
+		if uint16(gf.Attr) != uint16(f.Attr) {
+			t.Fatalf("DIE %#x field %d: attr %#x, debug/dwarf %v", e.Offset, i, f.Attr, gf.Attr)
+		}
+		if msg := sameValue(u, f, gf); msg != "" {
+			t.Errorf("DIE %#x %v (form %#x): %s", e.Offset, gf.Attr, uint64(f.Form), msg)
+		}
+	}
+}
+
+func sameValue(u *Unit, f Field, gf dwarf.Field) string {
+	v := f.Val
+	var got any
+	switch v.Class {
+	case dw.ClassString, dw.ClassStrp, dw.ClassLineStrp, dw.ClassStrx:
+		s, err := u.String(v)
+		if err != nil {
+			return err.Error()
+		}
+		got = string(s)
+	case dw.ClassAddress, dw.ClassAddrx:
+		a, err := u.Addr(v)
+		if err != nil {
+			return err.Error()
+		}
+		got = a
+	case dw.ClassRef, dw.ClassRefAddr:
+		r, _ := u.Ref(v)
+		got = dwarf.Offset(r)
+	case dw.ClassFlag:
+		got = v.U != 0
+	case dw.ClassBlock, dw.ClassData16:
+		got = v.B
+	case dw.ClassRnglistx:
+		return "" // compared in TestRnglistxMatchesDebugDwarf
+	case dw.ClassConstant, dw.ClassSecOffset, dw.ClassLoclistx:
+		got = int64(v.U)
+		if _, ok := gf.Val.(uint64); ok {
+			got = v.U
+		}
+	case dw.ClassRefSig8:
+		got = v.U
+	default:
+		return fmt.Sprintf("unexpected class %d", v.Class)
+	}
+	if b, ok := got.([]byte); ok {
+		gb, ok := gf.Val.([]byte)
+		if !ok || !bytes.Equal(b, gb) {
+			return fmt.Sprintf("got %x, debug/dwarf %#v", b, gf.Val)
+		}
+		return ""
+	}
+	if got != gf.Val {
+		return fmt.Sprintf("got %#v, debug/dwarf %#v (%T)", got, gf.Val, gf.Val)
+	}
+	return ""
+}
+
+// TestSkipChildren checks that skipping every subtree with SkipChildren
+// lands exactly where walking it would.
+func TestSkipChildren(t *testing.T) {
+	for _, path := range fixtures(t) {
+		t.Run(path, func(t *testing.T) {
+			secs, _, ok := loadELF(t, path)
+			if !ok {
+				t.Skip("no .debug_info")
+			}
+			d := New(secs, nil)
+			hs, err := d.Headers()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range hs {
+				u, err := d.LoadUnit(h)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// Collect (offset, depth) of all DIEs by walking.
+				type od struct {
+					off   uint64
+					depth int
+				}
+				var all []od
+				er := u.Entries()
+				var e Entry
+				for er.Next(&e) == nil {
+					all = append(all, od{e.Offset, e.Depth})
+				}
+				// Each DIE with children at depth 1: skip and compare with
+				// the next DIE at depth <= 1 in the walk.
+				for i, x := range all {
+					er, err := u.EntriesAt(x.off)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := er.Next(&e); err != nil {
+						t.Fatal(err)
+					}
+					if err := er.SkipChildren(&e); err != nil {
+						t.Fatal(err)
+					}
+					var want uint64
+					var wantD int
+					found := false
+					for _, y := range all[i+1:] {
+						if y.depth <= x.depth {
+							want, wantD, found = y.off, y.depth, true
+							break
+						}
+					}
+					var n Entry
+					err = er.Next(&n)
+					if !found {
+						// Skipping from a non-root start may walk into the
+						// parent's siblings; only check when there is a target.
+						continue
+					}
+					if err != nil || n.Offset != want {
+						t.Fatalf("skip from %#x: got %#x (%v), want %#x", x.off, n.Offset, err, want)
+					}
+					if wantDepth := max(0, wantD-x.depth); n.Depth != wantDepth {
+						t.Fatalf("skip from %#x: relative depth %d, want %d", x.off, n.Depth, wantDepth)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestAbbrevCacheShared(t *testing.T) {
+	for _, path := range fixtures(t)[:1] {
+		secs, _, ok := loadELF(t, path)
+		if !ok {
+			t.Skip()
+		}
+		d := New(secs, nil)
+		a, err1 := d.Abbrevs(0)
+		b, err2 := d.Abbrevs(0)
+		if err1 != nil || err2 != nil || a != b {
+			t.Fatalf("cache: %p %v, %p %v", a, err1, b, err2)
+		}
+	}
+	_ = errors.New
+}
