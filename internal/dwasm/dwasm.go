@@ -252,3 +252,13 @@ func SLEBLen(v int64) int {
 		n++
 	}
 }
+
+// Truncate discards everything written after the first n bytes, so a
+// caller can back out of a partly written record. Labels past n become
+// meaningless.
+func (b *Builder) Truncate(n int) {
+	if n < 0 || n > len(b.buf) {
+		panic(fmt.Sprintf("dwasm: Truncate(%d) outside %d written bytes", n, len(b.buf)))
+	}
+	b.buf = b.buf[:n]
+}
