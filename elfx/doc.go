@@ -1,0 +1,24 @@
+// Package elfx locates, decompresses and hands out the sections of an ELF
+// file for the decoders of this module: DWARF sections (SHF_COMPRESSED with
+// zlib or zstd, and the legacy GNU .zdebug_* form), the raw symbol tables,
+// program headers, the GNU build ID and .gnu_debuglink. It also finds the
+// separate debug file of a stripped binary the way GDB does, through a
+// replaceable [Locator], and accepts it only when its identity (build ID,
+// or else the debuglink CRC) matches the binary's.
+//
+// Opening is cheap: it reads the ELF header, the section and program
+// header tables and the section-name string table, and nothing else.
+// Sections decompress lazily on first use, and only as far as asked
+// ([Section.Prefix]); the result is cached.
+//
+// # Robustness
+//
+// No input makes this package panic, hang or allocate out of proportion
+// to its size. Every offset and count from the file is checked against the
+// file's size before use; a compressed section whose declared size is out
+// of proportion to its compressed size (see [Options.MaxRatio]) is refused,
+// and a decompressed stream must produce exactly the declared size.
+// Malformed input yields a *[DecodeError] naming the package, the section
+// and the offset, wrapping one of the sentinels [ErrTruncated],
+// [ErrFormat], [ErrLimit], ...
+package elfx

@@ -1,0 +1,13 @@
+//go:build !unix
+
+package elfx
+
+import (
+	"errors"
+	"io"
+)
+
+var errNoMmap = errors.New("mmap unavailable")
+
+// mmapFile is not implemented here; Open reads through the file instead.
+func mmapFile(string) ([]byte, io.Closer, error) { return nil, nil, errNoMmap }

@@ -1,0 +1,361 @@
+package elfx
+
+import (
+	"bytes"
+	"compress/zlib"
+	"debug/elf"
+	"encoding/binary"
+	"errors"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/symbolize-go/symbolize/internal/buf"
+)
+
+// Compression says how a section's bytes are stored in the file.
+type Compression uint8
+
+const (
+	// CompressNone: the section's file bytes are its data.
+	CompressNone Compression = iota
+	// CompressZlib: SHF_COMPRESSED with ELFCOMPRESS_ZLIB [gABI 4
+	// "Section Compression"]; gcc/clang -gz=zlib.
+	CompressZlib
+	// CompressZstd: SHF_COMPRESSED with ELFCOMPRESS_ZSTD; -gz=zstd.
+	CompressZstd
+	// CompressZdebug: the legacy GNU form, a section renamed .zdebug_*
+	// holding "ZLIB", an 8-byte big-endian size and a zlib stream
+	// (-gz=zlib-gnu, old binutils --compress-debug-sections).
+	CompressZdebug
+)
+
+func (c Compression) String() string {
+	switch c {
+	case CompressNone:
+		return "none"
+	case CompressZlib:
+		return "zlib"
+	case CompressZstd:
+		return "zstd"
+	case CompressZdebug:
+		return "zlib-gnu"
+	}
+	return "Compression(" + strconv.Itoa(int(c)) + ")"
+}
+
+// SectionHeader is a section header as the file states it [gABI 4
+// "Sections"], widened to 64 bits.
+type SectionHeader struct {
+	Name      string
+	Type      elf.SectionType
+	Flags     elf.SectionFlag
+	Addr      uint64
+	Offset    uint64 // file offset of the (possibly compressed) bytes
+	FileSize  uint64 // sh_size: bytes in the file
+	Link      uint32
+	Info      uint32
+	Addralign uint64
+	Entsize   uint64
+}
+
+// header is SectionHeader plus the raw name offset.
+type header struct {
+	SectionHeader
+	nameOff uint32
+}
+
+// Section is one section of a File. Its exported fields never change after
+// open. Data and Prefix are safe for concurrent use: the first caller
+// decompresses (under a per-section mutex), later callers share the cached
+// bytes.
+type Section struct {
+	SectionHeader
+	Index       int         // index in the section header table
+	Size        uint64      // size of the data: uncompressed size for compressed sections
+	Compression Compression // how the bytes are stored
+
+	f       *File
+	hdrOff  uint64 // file offset of this section's header, for errors
+	nameOff uint32 // sh_name
+	// payload is the compressed stream's range in the file.
+	payloadOff, payloadLen uint64
+	// hdrErr is a problem with the header or compression header, found
+	// at open but reported on first use so one bad section does not make
+	// the rest of the file unreadable.
+	hdrErr error
+
+	mu     sync.Mutex
+	out    []byte    // decompressed so far; its length is what is valid
+	stream io.Reader // decompressor positioned after out; nil before start
+	done   atomic.Bool
+	full   []byte // the whole data, once done
+	err    error  // sticky error, once done
+}
+
+func (s *Section) setHeader(h header) {
+	s.SectionHeader = h.SectionHeader
+	s.nameOff = h.nameOff
+}
+
+// init classifies the section's storage and, for compressed sections,
+// reads the compression header so Size is known at open.
+func (s *Section) init(is64, big bool) {
+	s.Size = s.FileSize
+	if s.Type == elf.SHT_NOBITS || s.Type == elf.SHT_NULL {
+		return
+	}
+	f := s.f
+	if s.Offset > f.size || s.FileSize > f.size-s.Offset {
+		s.hdrErr = buf.Errorf(pkg, s.Name, 0, ErrTruncated,
+			"section bytes [%#x, +%#x) pass the end of the file (size %#x)", s.Offset, s.FileSize, f.size)
+		return
+	}
+	switch {
+	case s.Flags&elf.SHF_COMPRESSED != 0:
+		if s.Flags&elf.SHF_ALLOC != 0 {
+			// [gABI 4]: SHF_COMPRESSED cannot apply to SHF_ALLOC sections.
+			s.hdrErr = buf.Errorf(pkg, s.Name, 0, ErrFormat, "SHF_COMPRESSED on an SHF_ALLOC section")
+			return
+		}
+		chsize := uint64(chdr32)
+		if is64 {
+			chsize = chdr64
+		}
+		if s.FileSize < chsize {
+			s.hdrErr = buf.Errorf(pkg, s.Name, 0, ErrTruncated, "%d bytes cannot hold a %d-byte compression header", s.FileSize, chsize)
+			return
+		}
+		ch, err := f.bytesAt(s.Name, s.Offset, chsize)
+		if err != nil {
+			s.hdrErr = err
+			return
+		}
+		r := buf.New(pkg, s.Name, ch, big)
+		typ := elf.CompressionType(r.U32())
+		if is64 {
+			r.U32() // ch_reserved
+			s.Size = r.U64()
+		} else {
+			s.Size = uint64(r.U32())
+		}
+		switch typ {
+		case elf.COMPRESS_ZLIB:
+			s.Compression = CompressZlib
+		case elf.COMPRESS_ZSTD:
+			s.Compression = CompressZstd
+		default:
+			s.hdrErr = buf.Errorf(pkg, s.Name, 0, ErrUnsupportedVersion, "compression type %d", uint32(typ))
+			return
+		}
+		s.payloadOff, s.payloadLen = s.Offset+chsize, s.FileSize-chsize
+	case strings.HasPrefix(s.Name, ".zdebug") && s.FileSize >= 12:
+		h, err := f.bytesAt(s.Name, s.Offset, 12)
+		if err != nil {
+			s.hdrErr = err
+			return
+		}
+		if string(h[:4]) != "ZLIB" {
+			// binutils reads a .zdebug section without the magic as
+			// stored plainly; so do we.
+			return
+		}
+		s.Compression = CompressZdebug
+		s.Size = binary.BigEndian.Uint64(h[4:])
+		s.payloadOff, s.payloadLen = s.Offset+12, s.FileSize-12
+	default:
+		return
+	}
+	// A declared size far beyond what the stream could inflate to is a
+	// lie or a bomb; refuse it before allocating anything.
+	ratio := f.opts.maxRatio()
+	limit := uint64(math.MaxUint64)
+	if s.payloadLen <= (math.MaxUint64-64<<10)/ratio {
+		limit = s.payloadLen*ratio + 64<<10
+	}
+	if s.Size > limit || s.Size > math.MaxInt {
+		s.hdrErr = buf.Errorf(pkg, s.Name, 0, ErrLimit,
+			"declared size %#x is out of proportion to %#x compressed bytes", s.Size, s.payloadLen)
+	}
+}
+
+// HasData reports whether the section occupies bytes in the file (it is
+// neither SHT_NOBITS nor the null section).
+func (s *Section) HasData() bool {
+	return s.Type != elf.SHT_NOBITS && s.Type != elf.SHT_NULL
+}
+
+// Data returns the section's whole data, decompressed. The first call on a
+// compressed section inflates it (or what Prefix left), later calls return
+// the cached bytes. For an uncompressed section of a mapped or in-memory
+// file the result aliases the file and costs nothing; do not modify it,
+// and do not use it after File.Close if the file was mapped.
+// An SHT_NOBITS section has no data in the file: Data returns an error.
+func (s *Section) Data() ([]byte, error) {
+	if s.done.Load() {
+		return s.full, s.err
+	}
+	return s.Prefix(math.MaxUint64)
+}
+
+// Prefix returns at least the first n bytes of the section's data (all of
+// it if n >= Size), inflating a compressed section only as far as needed
+// and keeping the decompressor to continue on the next call. The result
+// has the same aliasing rules as Data, and its capacity is clipped so
+// appending to it cannot clobber the cache.
+func (s *Section) Prefix(n uint64) ([]byte, error) {
+	if s.done.Load() {
+		return s.full, s.err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.done.Load() {
+		return s.full, s.err
+	}
+	if s.hdrErr != nil {
+		s.finish(nil, s.hdrErr)
+		return nil, s.err
+	}
+	if !s.HasData() {
+		s.finish(nil, buf.Errorf(pkg, s.Name, 0, ErrFormat, "section of type %v has no data in the file", s.Type))
+		return nil, s.err
+	}
+	if s.Compression == CompressNone {
+		b, err := s.f.bytesAt(s.Name, s.Offset, s.FileSize)
+		s.finish(b, err)
+		return s.full, s.err
+	}
+	want := min(n, s.Size)
+	if err := s.inflate(want); err != nil {
+		s.finish(nil, err)
+		return nil, err
+	}
+	if uint64(len(s.out)) == s.Size {
+		if err := s.checkEnd(); err != nil {
+			s.finish(nil, err)
+			return nil, err
+		}
+		s.finish(s.out, nil)
+		return s.full, nil
+	}
+	return s.out[:len(s.out):len(s.out)], nil
+}
+
+// finish caches the final result and drops the decompressor.
+func (s *Section) finish(b []byte, err error) {
+	if err != nil {
+		b = nil
+	}
+	s.full, s.err = b[:len(b):len(b)], err
+	s.out, s.stream = nil, nil
+	s.done.Store(true)
+}
+
+// maxStalls bounds consecutive empty reads from a decompressor, so a
+// reader that neither progresses nor fails cannot hang us.
+const maxStalls = 100
+
+// inflate decompresses until out holds want bytes (want <= Size). The
+// buffer grows geometrically from a guess of 8x the compressed size rather
+// than to the declared size at once, so a lying header costs only what the
+// stream really produces.
+func (s *Section) inflate(want uint64) error {
+	if s.stream == nil {
+		r, err := s.openStream()
+		if err != nil {
+			return err
+		}
+		s.stream = r
+	}
+	stalls := 0
+	for uint64(len(s.out)) < want {
+		if len(s.out) == cap(s.out) {
+			c := max(uint64(2*cap(s.out)), 64<<10, 8*s.payloadLen)
+			c = min(c, s.Size)
+			nb := make([]byte, len(s.out), c)
+			copy(nb, s.out)
+			s.out = nb
+		}
+		m, err := s.stream.Read(s.out[len(s.out):cap(s.out)])
+		s.out = s.out[:len(s.out)+m]
+		switch {
+		case err == io.EOF:
+			if uint64(len(s.out)) < s.Size {
+				return buf.Errorf(pkg, s.Name, uint64(len(s.out)), ErrTruncated,
+					"%v stream ends after %#x bytes; the header declares %#x", s.Compression, len(s.out), s.Size)
+			}
+		case err != nil:
+			return s.streamErr(err)
+		case m == 0:
+			if stalls++; stalls > maxStalls {
+				return buf.Errorf(pkg, s.Name, uint64(len(s.out)), ErrFormat, "%v decompressor makes no progress", s.Compression)
+			}
+			continue
+		}
+		stalls = 0
+	}
+	return nil
+}
+
+// checkEnd reads the stream to its end once the declared size is reached:
+// that verifies the trailing checksum, and a stream that would produce
+// more than declared is an error rather than silently cut.
+func (s *Section) checkEnd() error {
+	var probe [1]byte
+	for range maxStalls {
+		m, err := s.stream.Read(probe[:])
+		if m > 0 {
+			return buf.Errorf(pkg, s.Name, s.Size, ErrFormat,
+				"%v stream is longer than the declared size %#x", s.Compression, s.Size)
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return s.streamErr(err)
+		}
+	}
+	return buf.Errorf(pkg, s.Name, s.Size, ErrFormat, "%v decompressor makes no progress", s.Compression)
+}
+
+// streamErr turns a decompressor's error into a DecodeError at the
+// decompressed offset reached.
+func (s *Section) streamErr(err error) error {
+	var de *DecodeError
+	if errors.As(err, &de) {
+		return err
+	}
+	sentinel := ErrFormat
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		sentinel = ErrTruncated
+	}
+	return buf.Errorf(pkg, s.Name, uint64(len(s.out)), sentinel, "%v: %v", s.Compression, err)
+}
+
+// openStream starts a decompressor over the compressed payload.
+func (s *Section) openStream() (io.Reader, error) {
+	src := s.f.payload(s.payloadOff, s.payloadLen)
+	switch s.Compression {
+	case CompressZlib, CompressZdebug:
+		zr, err := zlib.NewReader(src)
+		if err != nil {
+			return nil, s.streamErr(err)
+		}
+		return zr, nil
+	case CompressZstd:
+		return zstdReader(s.Name, s.f.ra, s.payloadOff, s.payloadLen, s.Size)
+	}
+	return nil, buf.Errorf(pkg, s.Name, 0, ErrFormat, "no decompressor for %v", s.Compression)
+}
+
+// payload returns a reader over n file bytes at off, which init checked to
+// lie within the file.
+func (f *File) payload(off, n uint64) io.Reader {
+	if f.data != nil {
+		return bytes.NewReader(f.data[off : off+n])
+	}
+	return io.NewSectionReader(f.ra, int64(off), int64(n))
+}
