@@ -1,0 +1,364 @@
+package linetable
+
+import (
+	"fmt"
+	"iter"
+
+	"github.com/symbolize-go/symbolize/internal/buf"
+	"github.com/symbolize-go/symbolize/internal/dw"
+)
+
+const (
+	pkgName     = "linetable"
+	sectionName = ".debug_line"
+)
+
+// maxZeroWidthEntries bounds a DWARF 5 directory or file count whose entry
+// format occupies no bytes at all (no formats, or only
+// DW_FORM_flag_present/DW_FORM_implicit_const), where the remaining bytes
+// cannot cap the count.
+const maxZeroWidthEntries = 1 << 16
+
+// newBuf returns the section reader every decoder in this package uses.
+func newBuf(data []byte, opts *Options) buf.Reader {
+	return buf.New(pkgName, sectionName, data, opts.BigEndian)
+}
+
+var zeroOptions Options
+
+func optsOrZero(opts *Options) *Options {
+	if opts == nil {
+		return &zeroOptions
+	}
+	return opts
+}
+
+// unitBounds reads the initial length of the unit at off and returns the
+// offset of its first byte after the length, the offset just past it, and
+// whether it is 64-bit DWARF.
+func unitBounds(b *buf.Reader, off uint64) (start, end uint64, dwarf64 bool, err error) {
+	b.Seek(off)
+	length, dwarf64 := b.InitialLength()
+	if err := b.Err(); err != nil {
+		return 0, 0, false, err
+	}
+	start = b.Offset()
+	if length > b.Limit()-start {
+		return 0, 0, false, buf.Errorf(pkgName, sectionName, off, ErrTruncated,
+			"unit_length %#x reaches past the section end %#x", length, b.Limit())
+	}
+	return start, start + length, dwarf64, nil
+}
+
+// NextUnit returns the offset of the unit that follows the one at off in
+// .debug_line data, reading only the unit's initial length. At the end of
+// data it returns len(data) and no error; a unit_length that reaches past
+// the section is an ErrTruncated *DecodeError. opts supplies the byte order
+// (nil means little-endian).
+func NextUnit(data []byte, off uint64, opts *Options) (next uint64, err error) {
+	b := newBuf(data, optsOrZero(opts))
+	_, end, _, err := unitBounds(&b, off)
+	return end, err
+}
+
+// Units iterates over the offsets of the units in .debug_line data, in
+// section order. A malformed initial length ends the iteration with a
+// (offset, error) pair. Units only walks initial lengths; NewReader decodes
+// a unit's header. opts supplies the byte order (nil means little-endian).
+func Units(data []byte, opts *Options) iter.Seq2[uint64, error] {
+	return func(yield func(uint64, error) bool) {
+		b := newBuf(data, optsOrZero(opts))
+		for off := uint64(0); off < uint64(len(data)); {
+			_, end, _, err := unitBounds(&b, off)
+			if err != nil {
+				yield(off, err)
+				return
+			}
+			if !yield(off, nil) {
+				return
+			}
+			off = end // end > off: an initial length takes at least 4 bytes
+		}
+	}
+}
+
+// parseHeader decodes and validates the header of the unit at off into h,
+// leaving b limited to the unit and positioned at its first opcode.
+//
+// The directory and file tables are read with the reader limited to the
+// header_length the header declares: a table that would run past it is an
+// ErrTruncated error rather than a read into the program. Bytes between the
+// tables' end and the program are ignored (as LLVM does, with a warning).
+func parseHeader(h *Header, b *buf.Reader, off uint64, opts *Options) error {
+	*h = Header{Offset: off}
+	start, end, dwarf64, err := unitBounds(b, off)
+	if err != nil {
+		return err
+	}
+	b.SetLimit(end)
+	h.Dwarf64 = dwarf64
+	h.UnitLength = end - start
+	h.EndOffset = end
+
+	verOff := b.Offset()
+	h.Version = b.U16()
+	if err := b.Err(); err != nil {
+		return err
+	}
+	if h.Version < 2 || h.Version > 5 {
+		return buf.Errorf(pkgName, sectionName, verOff, ErrUnsupportedVersion, "version %d", h.Version)
+	}
+	if h.Version >= 5 {
+		h.AddressSize = b.U8()
+		h.SegmentSelectorSize = b.U8()
+	} else {
+		h.AddressSize = opts.AddressSize
+	}
+	lenOff := b.Offset()
+	h.HeaderLength = b.Off(dwarf64)
+	if err := b.Err(); err != nil {
+		return err
+	}
+	if h.HeaderLength > end-b.Offset() {
+		return buf.Errorf(pkgName, sectionName, lenOff, ErrTruncated,
+			"header_length %#x reaches past the unit end %#x", h.HeaderLength, end)
+	}
+	h.ProgramOffset = b.Offset() + h.HeaderLength
+	b.SetLimit(h.ProgramOffset)
+
+	h.MinInstLength = b.U8()
+	h.MaxOpsPerInst = 1
+	if h.Version >= 4 {
+		h.MaxOpsPerInst = b.U8()
+	}
+	h.DefaultIsStmt = b.U8() != 0
+	h.LineBase = int8(b.U8())
+	rangeOff := b.Offset()
+	h.LineRange = b.U8()
+	h.OpcodeBase = b.U8()
+	if h.OpcodeBase > 0 {
+		h.StandardOpcodeLengths = b.Bytes(uint64(h.OpcodeBase - 1))
+	}
+	if err := b.Err(); err != nil {
+		return err
+	}
+	// Special opcodes and DW_LNS_const_add_pc divide by line_range. LLVM
+	// instead warns and advances nothing; Go's debug/dwarf rejects the
+	// header, as we do, since no producer writes 0.
+	if h.LineRange == 0 {
+		return buf.Errorf(pkgName, sectionName, rangeOff, ErrFormat, "line_range is 0")
+	}
+
+	if h.Version >= 5 {
+		err = parseV5Tables(h, b, opts)
+	} else {
+		err = parseV4Tables(h, b)
+	}
+	if err != nil {
+		return err
+	}
+	b.SetLimit(end)
+	b.Seek(h.ProgramOffset)
+	return b.Err()
+}
+
+// parseV4Tables reads the NUL-terminated include_directories and file_names
+// lists of versions 2-4 [DWARF4 6.2.4]. Index 0 of each is a placeholder so
+// that the program's 1-based numbers index them directly.
+func parseV4Tables(h *Header, b *buf.Reader) error {
+	h.Dirs = append(h.Dirs, "")
+	for {
+		s := b.CString()
+		if len(s) == 0 {
+			break
+		}
+		h.Dirs = append(h.Dirs, string(s))
+	}
+	h.Files = append(h.Files, File{})
+	for {
+		name := b.CString()
+		if len(name) == 0 {
+			break
+		}
+		h.Files = append(h.Files, File{
+			Name:  string(name),
+			Dir:   b.ULEB(),
+			MTime: b.ULEB(),
+			Size:  b.ULEB(),
+		})
+	}
+	return b.Err()
+}
+
+// parseV5Tables reads the self-describing directory and file tables of
+// DWARF 5 [DWARF5 6.2.4.1]: for each, an entry format (pairs of content type
+// and form) and then the entries.
+func parseV5Tables(h *Header, b *buf.Reader, opts *Options) error {
+	u := dw.Unit{Version: h.Version, Dwarf64: h.Dwarf64, AddrSize: h.AddressSize}
+	var err error
+	if h.DirFormats, err = parseFormats(b); err != nil {
+		return err
+	}
+	dirs, err := parseEntries(b, h.DirFormats, u, opts, "directory")
+	if err != nil {
+		return err
+	}
+	h.Dirs = make([]string, len(dirs))
+	for i := range dirs {
+		h.Dirs[i] = dirs[i].Name
+	}
+	if h.FileFormats, err = parseFormats(b); err != nil {
+		return err
+	}
+	h.Files, err = parseEntries(b, h.FileFormats, u, opts, "file")
+	return err
+}
+
+// parseFormats reads a directory_entry_format or file_name_entry_format:
+// a one-byte count of ULEB128 pairs. The count is at most 255, but each
+// pair takes at least 2 bytes, so it is capped by the bytes left anyway.
+func parseFormats(b *buf.Reader) ([]EntryFormat, error) {
+	off := b.Offset()
+	n := int(b.U8())
+	if err := b.Err(); err != nil {
+		return nil, err
+	}
+	if n > b.Len()/2 {
+		return nil, buf.Errorf(pkgName, sectionName, off, ErrTruncated,
+			"%d entry formats need at least %d bytes, %d left", n, 2*n, b.Len())
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	f := make([]EntryFormat, n)
+	for i := range f {
+		f[i] = EntryFormat{Content: b.ULEB(), Form: b.ULEB()}
+	}
+	return f, b.Err()
+}
+
+// zeroWidth reports whether form f occupies no bytes in an entry.
+func zeroWidth(f uint64) bool {
+	return dw.Form(f) == dw.FormFlagPresent || dw.Form(f) == dw.FormImplicitConst
+}
+
+// parseEntries reads a ULEB128 count and that many entries of the given
+// formats. Unknown content types (vendor extensions such as
+// DW_LNCT_LLVM_source) are skipped by their form; unknown forms are errors,
+// since their size cannot be known.
+func parseEntries(b *buf.Reader, formats []EntryFormat, u dw.Unit, opts *Options, what string) ([]File, error) {
+	countOff := b.Offset()
+	count := b.ULEB()
+	if err := b.Err(); err != nil {
+		return nil, err
+	}
+	if count == 0 {
+		return nil, nil
+	}
+	width := 0 // a lower bound on an entry's size in bytes
+	for _, f := range formats {
+		if !zeroWidth(f.Form) {
+			width++
+		}
+	}
+	if width == 0 {
+		if count > maxZeroWidthEntries {
+			return nil, buf.Errorf(pkgName, sectionName, countOff, ErrLimit,
+				"%d %s entries of zero width", count, what)
+		}
+	} else if count > uint64(b.Len()/width) {
+		return nil, buf.Errorf(pkgName, sectionName, countOff, ErrTruncated,
+			"%d %s entries need at least %d bytes each, %d left", count, what, width, b.Len())
+	}
+	files := make([]File, count)
+	for i := range files {
+		e := &files[i]
+		for _, f := range formats {
+			valOff := b.Offset()
+			v := dw.Read(b, dw.Form(f.Form), u, 0)
+			if err := b.Err(); err != nil {
+				return nil, err
+			}
+			bad := false
+			switch f.Content {
+			case LNCTPath:
+				var err error
+				e.Name, err = entryString(v, valOff, opts)
+				if err != nil {
+					return nil, err
+				}
+			case LNCTDirectoryIndex:
+				e.Dir = v.U
+				bad = v.Class != dw.ClassConstant
+			case LNCTTimestamp:
+				// DWARF 5 allows a block for an unspecified encoding;
+				// it carries no number we can use.
+				e.MTime = v.U
+				bad = v.Class != dw.ClassConstant && v.Class != dw.ClassBlock
+			case LNCTSize:
+				e.Size = v.U
+				bad = v.Class != dw.ClassConstant
+			case LNCTMD5:
+				bad = v.Class != dw.ClassData16
+				if !bad {
+					copy(e.MD5[:], v.B)
+					e.HasMD5 = true
+				}
+			}
+			if bad {
+				return nil, buf.Errorf(pkgName, sectionName, valOff, ErrFormat,
+					"%s content type %#x has form %#x", lnctName(f.Content), f.Content, f.Form)
+			}
+		}
+	}
+	return files, nil
+}
+
+func lnctName(c uint64) string {
+	switch c {
+	case LNCTPath:
+		return "DW_LNCT_path"
+	case LNCTDirectoryIndex:
+		return "DW_LNCT_directory_index"
+	case LNCTTimestamp:
+		return "DW_LNCT_timestamp"
+	case LNCTSize:
+		return "DW_LNCT_size"
+	case LNCTMD5:
+		return "DW_LNCT_MD5"
+	}
+	return "vendor"
+}
+
+// entryString resolves a DW_LNCT_path value: inline (Go's linker writes
+// DW_FORM_string paths), in .debug_line_str (gcc, clang), in .debug_str, or
+// through the caller's string-offsets resolver.
+func entryString(v dw.Value, off uint64, opts *Options) (string, error) {
+	switch v.Class {
+	case dw.ClassString:
+		return string(v.B), nil
+	case dw.ClassLineStrp:
+		if s, ok := buf.CStringAt(opts.LineStr, v.U); ok {
+			return string(s), nil
+		}
+		return "", buf.Errorf(pkgName, sectionName, off, ErrFormat,
+			"DW_FORM_line_strp %#x outside .debug_line_str (%#x bytes)", v.U, len(opts.LineStr))
+	case dw.ClassStrp:
+		if s, ok := buf.CStringAt(opts.Str, v.U); ok {
+			return string(s), nil
+		}
+		return "", buf.Errorf(pkgName, sectionName, off, ErrFormat,
+			"DW_FORM_strp %#x outside .debug_str (%#x bytes)", v.U, len(opts.Str))
+	case dw.ClassStrx:
+		if opts.StrX == nil {
+			return "", nil
+		}
+		s, err := opts.StrX(v.U)
+		if err != nil {
+			return "", &DecodeError{Package: pkgName, Section: sectionName, Offset: off,
+				Err: fmt.Errorf("DW_FORM_strx %d: %w", v.U, err)}
+		}
+		return s, nil
+	}
+	return "", buf.Errorf(pkgName, sectionName, off, ErrFormat, "DW_LNCT_path is not a string form")
+}

@@ -1,0 +1,274 @@
+package linetable
+
+import (
+	"io"
+	"iter"
+
+	"github.com/symbolize-go/symbolize/internal/buf"
+)
+
+// Reader streams the rows of one line-number program. It executes the
+// program as it goes and never holds more than the current registers, so
+// decoding a unit costs its header plus nothing per row.
+//
+// Rows come in program order. A sequence ends with a row whose EndSequence
+// is set (its address is the first one past the sequence); the next row, if
+// any, begins a new sequence with the registers reset.
+//
+// How the opcodes act follows DWARF 5 section 6.2.5, with LLVM 14's choices
+// where it is silent:
+//   - Standard opcodes 1-12 below opcode_base have their DWARF meaning
+//     whatever standard_opcode_lengths declares; others below opcode_base
+//     are skipped by the ULEB128 operand counts it declares. With an
+//     opcode_base below 13 the missing standard opcodes are special.
+//   - An extended opcode's length is authoritative: decoding resumes after
+//     it even if the operands were shorter or longer. Length 0 is a no-op.
+//     DW_LNE_set_address reads an address of the operand's length when it
+//     is 1, 2, 4 or 8 bytes and otherwise leaves the address unchanged.
+//     DW_LNE_define_file is honoured in every version.
+//   - maximum_operations_per_instruction > 1 uses the VLIW op_index
+//     arithmetic of DWARF 5 6.2.5.1. LLVM 14 does not implement it and
+//     advances as if it were 1, so rows of such (rare, VLIW-only) programs
+//     differ from llvm-dwarfdump-14. A value of 0 is treated as 1, as LLVM
+//     does; Go's debug/dwarf rejects it.
+//   - Registers are as wide as Row's fields: file, line, column and isa
+//     wrap modulo 2^32, addresses modulo 2^64. (LLVM keeps column and file
+//     in 16 bits and isa in 8, which only matters for hostile input.)
+//
+// A Reader is not safe for concurrent use; its Header must not be modified.
+type Reader struct {
+	h      Header
+	b      buf.Reader // limited to the unit, at the next opcode
+	nfiles int        // len(h.Files) after the header, restored by Reset
+	st     Row        // the state-machine registers
+	done   bool       // io.EOF reached
+
+	// Derived from the header once, so that the hot loop neither divides
+	// nor branches on the version.
+	minInst uint64
+	maxOps  uint64 // >= 1
+	opBase  uint8
+	// For each opcode >= opBase: the operation advance and line advance of
+	// the special opcode [DWARF5 6.2.5.1]. Entry 255 also serves
+	// DW_LNS_const_add_pc.
+	spAdv  [256]uint8
+	spLine [256]int16
+}
+
+// NewReader decodes and validates the header of the unit at offset off of
+// data, a whole .debug_line section, and returns a Reader positioned at the
+// unit's first opcode. opts may be nil (little-endian, inline strings).
+//
+// The Header's strings are copied out of data and of the string sections;
+// StandardOpcodeLengths aliases data.
+func NewReader(data []byte, off uint64, opts *Options) (*Reader, error) {
+	r := new(Reader)
+	if err := r.init(data, off, optsOrZero(opts)); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func (r *Reader) init(data []byte, off uint64, opts *Options) error {
+	r.b = newBuf(data, opts)
+	if err := parseHeader(&r.h, &r.b, off, opts); err != nil {
+		return err
+	}
+	h := &r.h
+	r.nfiles = len(h.Files)
+	r.minInst = uint64(h.MinInstLength)
+	r.maxOps = uint64(max(h.MaxOpsPerInst, 1))
+	r.opBase = h.OpcodeBase
+	for op := int(max(h.OpcodeBase, 1)); op < 256; op++ {
+		adj := uint8(op - int(h.OpcodeBase))
+		r.spAdv[op] = adj / h.LineRange
+		r.spLine[op] = int16(h.LineBase) + int16(adj%h.LineRange)
+	}
+	r.resetRegs()
+	return nil
+}
+
+// Header returns the unit's header. Its Files include those that
+// DW_LNE_define_file opcodes decoded so far have added.
+func (r *Reader) Header() *Header { return &r.h }
+
+// Offset returns the absolute .debug_line offset of the next opcode.
+func (r *Reader) Offset() uint64 { return r.b.Offset() }
+
+// Reset moves the Reader back to the first opcode of the program and drops
+// the files DW_LNE_define_file added.
+func (r *Reader) Reset() {
+	if r.b.Err() != nil {
+		// The sticky error is the only way to clear a buf.Reader's error.
+		r.b = buf.New(pkgName, sectionName, r.b.Data(), r.b.BigEndian())
+		r.b.SetLimit(r.h.EndOffset)
+	}
+	r.b.Seek(r.h.ProgramOffset)
+	r.h.Files = r.h.Files[:r.nfiles]
+	r.done = false
+	r.resetRegs()
+}
+
+// resetRegs sets the registers to their state at the start of a sequence
+// [DWARF5 6.2.2, table 6.4].
+func (r *Reader) resetRegs() {
+	r.st = Row{File: 1, Line: 1, IsStmt: r.h.DefaultIsStmt}
+}
+
+// advance adds an operation advance to the address and op_index
+// [DWARF5 6.2.5.1].
+func (r *Reader) advance(opAdv uint64) {
+	if r.maxOps == 1 {
+		r.st.Address += r.minInst * opAdv
+		return
+	}
+	// address += min_inst * ((op_index + adv) / max_ops), op_index =
+	// (op_index + adv) % max_ops, computed without overflowing the sum.
+	q, rem := opAdv/r.maxOps, opAdv%r.maxOps
+	t := uint64(r.st.OpIndex) + rem // < 2*max_ops
+	r.st.Address += r.minInst * (q + t/r.maxOps)
+	r.st.OpIndex = uint32(t % r.maxOps)
+}
+
+// Next stores the next row in *row. It returns io.EOF after the last row of
+// the unit, and a *DecodeError if the program is malformed; either is
+// returned again by every later call. Next does not allocate, except that a
+// DW_LNE_define_file opcode appends to Header().Files.
+func (r *Reader) Next(row *Row) error {
+	if r.done {
+		return io.EOF
+	}
+	b := &r.b
+	for b.Len() > 0 {
+		op := b.U8()
+		if op >= r.opBase && op != 0 {
+			// Special opcode: advance, append a row, reset the per-row flags.
+			if r.maxOps == 1 {
+				r.st.Address += r.minInst * uint64(r.spAdv[op])
+			} else {
+				r.advance(uint64(r.spAdv[op]))
+			}
+			r.st.Line += uint32(int32(r.spLine[op]))
+			*row = r.st
+			r.st.Discriminator = 0
+			r.st.BasicBlock = false
+			r.st.PrologueEnd = false
+			r.st.EpilogueBegin = false
+			return nil
+		}
+		switch Opcode(op) {
+		case 0:
+			if r.extended(row) {
+				return nil
+			}
+		case OpCopy:
+			*row = r.st
+			r.st.Discriminator = 0
+			r.st.BasicBlock = false
+			r.st.PrologueEnd = false
+			r.st.EpilogueBegin = false
+			return nil
+		case OpAdvancePC:
+			r.advance(b.ULEB())
+		case OpAdvanceLine:
+			r.st.Line += uint32(b.SLEB())
+		case OpSetFile:
+			r.st.File = uint32(b.ULEB())
+		case OpSetColumn:
+			r.st.Column = uint32(b.ULEB())
+		case OpNegateStmt:
+			r.st.IsStmt = !r.st.IsStmt
+		case OpSetBasicBlock:
+			r.st.BasicBlock = true
+		case OpConstAddPC:
+			r.advance(uint64(r.spAdv[255]))
+		case OpFixedAdvancePC:
+			r.st.Address += uint64(b.U16())
+			r.st.OpIndex = 0
+		case OpSetPrologueEnd:
+			r.st.PrologueEnd = true
+		case OpSetEpilogueBegin:
+			r.st.EpilogueBegin = true
+		case OpSetISA:
+			r.st.ISA = uint32(b.ULEB())
+		default:
+			// An opcode below opcode_base that this decoder does not know:
+			// skip the operands the header declares for it.
+			for range r.h.StandardOpcodeLengths[op-1] {
+				b.ULEB()
+			}
+		}
+	}
+	if err := b.Err(); err != nil {
+		return err
+	}
+	r.done = true
+	return io.EOF
+}
+
+// extended decodes and executes the extended opcode after a 0 byte. It
+// reports whether it appended a row (DW_LNE_end_sequence) into *row.
+func (r *Reader) extended(row *Row) bool {
+	b := &r.b
+	lenOff := b.Offset()
+	n := b.ULEB()
+	if n == 0 || b.Err() != nil {
+		// LLVM tolerates a zero length as a no-op.
+		return false
+	}
+	start := b.Offset()
+	if n > uint64(b.Len()) {
+		b.Fail(lenOff, ErrTruncated, "extended opcode length %#x reaches past the unit end %#x", n, b.Limit())
+		return false
+	}
+	end := start + n
+	appended := false
+	switch Opcode(b.U8()) {
+	case OpEndSequence:
+		r.st.EndSequence = true
+		*row = r.st
+		r.resetRegs()
+		appended = true
+	case OpSetAddress:
+		switch size := n - 1; size {
+		case 1, 2, 4, 8:
+			r.st.Address = b.Uint(int(size))
+			r.st.OpIndex = 0
+		}
+	case OpDefineFile:
+		name := b.CString()
+		dir, mtime, size := b.ULEB(), b.ULEB(), b.ULEB()
+		if b.Err() == nil {
+			r.h.Files = append(r.h.Files, File{Name: string(name), Dir: dir, MTime: mtime, Size: size})
+		}
+	case OpSetDiscriminator:
+		r.st.Discriminator = uint32(b.ULEB())
+	}
+	if b.Err() == nil {
+		b.Seek(end)
+	}
+	return appended
+}
+
+// All resets the Reader and yields each row of the program with a nil
+// error; if the program is malformed, it ends with one zero Row and the
+// error.
+func (r *Reader) All() iter.Seq2[Row, error] {
+	return func(yield func(Row, error) bool) {
+		r.Reset()
+		var row Row
+		for {
+			err := r.Next(&row)
+			if err == io.EOF {
+				return
+			}
+			if err != nil {
+				yield(Row{}, err)
+				return
+			}
+			if !yield(row, nil) {
+				return
+			}
+		}
+	}
+}
