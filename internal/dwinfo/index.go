@@ -1,0 +1,253 @@
+package dwinfo
+
+import (
+	"container/heap"
+	"io"
+	"slices"
+	"sync"
+	"sync/atomic"
+)
+
+// Index maps a PC to the .debug_info offset of the unit that covers it,
+// reproducing llvm-symbolizer 14 (LLVM's DWARFDebugAranges): ranges come
+// from .debug_aranges, and units not named there contribute the ranges of
+// their unit DIE (DW_AT_low_pc/DW_AT_high_pc, else DW_AT_ranges); empty
+// ranges are ignored; where ranges overlap, the unit with the lowest
+// offset wins, except that a range already being extended keeps its unit
+// while it stays valid (LLVM's sweep does exactly that).
+//
+// The index has two tiers so that a huge binary pays only for what it uses.
+// The aranges tier is built by NewIndex from .debug_aranges alone. The
+// units tier (every unit header and unit DIE) is built on the first Lookup
+// the aranges tier misses, or at once when there are no aranges.
+//
+// Deviation from LLVM: LLVM sweeps both kinds of range together, so where a
+// unit missing from .debug_aranges overlaps a range listed there and has
+// the lower offset, LLVM picks it; here the aranges tier answers first.
+// Producers do not emit such overlaps in practice.
+//
+// Lookup costs O(log n) and allocates nothing. An Index is immutable after
+// each tier is built and safe for concurrent use.
+type Index struct {
+	d       *Data
+	aranges []ivl
+	listed  map[uint64]struct{} // units named in .debug_aranges
+	arErr   error
+
+	unitsOnce sync.Once
+	built     atomic.Bool // the units tier is built; unitErrs may be read
+	units     []ivl
+	unitErrs  []error
+}
+
+// ivl is one disjoint, sorted index range.
+type ivl struct {
+	lo, hi uint64
+	unit   uint64
+}
+
+// NewIndex builds the aranges tier from .debug_aranges. A corrupt set ends
+// the tier at the sets before it, as in LLVM; the error is kept in Errors.
+func NewIndex(d *Data) *Index {
+	ix := &Index{d: d, listed: make(map[uint64]struct{})}
+	var rs []span
+	ar := d.Aranges()
+	// Every set names its unit, even one with no tuples (LLVM records each
+	// set's unit, so such a unit then contributes nothing).
+	ar.onSet = func(unit uint64) { ix.listed[unit] = struct{}{} }
+	var a Arange
+	for {
+		err := ar.Next(&a)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			ix.arErr = err
+			break
+		}
+		rs = appendSpan(rs, a.Unit, a.Start, a.Start+a.Length)
+	}
+	ix.aranges = construct(rs)
+	return ix
+}
+
+// Lookup returns the offset of the unit covering pc and whether one does.
+func (ix *Index) Lookup(pc uint64) (uint64, bool) {
+	if u, ok := find(ix.aranges, pc); ok {
+		return u, true
+	}
+	ix.unitsOnce.Do(ix.buildUnits)
+	return find(ix.units, pc)
+}
+
+// Errors returns the problems met while building the tiers built so far
+// (corrupt aranges, unreadable units), each a *DecodeError. Units that
+// failed simply contribute no ranges, as in LLVM.
+func (ix *Index) Errors() []error {
+	var errs []error
+	if ix.arErr != nil {
+		errs = append(errs, ix.arErr)
+	}
+	if ix.built.Load() {
+		errs = append(errs, ix.unitErrs...)
+	}
+	return errs
+}
+
+// BuildAll builds the units tier now instead of on the first miss.
+func (ix *Index) BuildAll() { ix.unitsOnce.Do(ix.buildUnits) }
+
+func (ix *Index) buildUnits() {
+	defer ix.built.Store(true)
+	var rs []span
+	hs, herr := ix.d.headers()
+	for _, h := range hs {
+		if _, ok := ix.listed[h.Offset]; ok || h.IsType() {
+			continue
+		}
+		var err error
+		if rs, err = ix.unitRanges(rs, h); err != nil {
+			ix.unitErrs = append(ix.unitErrs, err)
+		}
+	}
+	if herr != nil {
+		ix.unitErrs = append(ix.unitErrs, herr)
+	}
+	ix.units = construct(rs)
+}
+
+// unitRanges appends the ranges of h's unit DIE, as LLVM's
+// DWARFDie::getAddressRanges does: low_pc with high_pc first, else
+// DW_AT_ranges.
+func (ix *Index) unitRanges(rs []span, h Header) ([]span, error) {
+	u, err := ix.d.LoadUnit(h)
+	if err != nil {
+		return rs, err
+	}
+	ri := &u.Root
+	if ri.HasLowPC && ri.HighPC.Class != 0 {
+		hi, err := u.HighPC(ri.LowPC, ri.HighPC)
+		if err != nil {
+			return rs, err
+		}
+		return appendSpan(rs, h.Offset, ri.LowPC, hi), nil
+	}
+	if ri.Ranges.Class == 0 {
+		return rs, nil
+	}
+	rr := u.Ranges(ri.Ranges)
+	var rg Range
+	for {
+		err := rr.Next(&rg)
+		if err == io.EOF {
+			return rs, nil
+		}
+		if err != nil {
+			// LLVM drops the whole list when it fails to parse.
+			return rs, err
+		}
+		rs = appendSpan(rs, h.Offset, rg.Low, rg.High)
+	}
+}
+
+// span is a range with its unit, before the sweep.
+type span struct {
+	lo, hi, unit uint64
+}
+
+// appendSpan keeps non-empty ranges only (LLVM's appendRange).
+func appendSpan(rs []span, unit, lo, hi uint64) []span {
+	if lo >= hi {
+		return rs
+	}
+	return append(rs, span{lo, hi, unit})
+}
+
+// construct turns overlapping spans into sorted disjoint ranges, following
+// LLVM's DWARFDebugAranges::construct: sweep the endpoints keeping the
+// multiset of units covering the current address; a segment extends the
+// previous range if that range ends here and its unit still covers the
+// segment, and otherwise starts a range owned by the lowest covering unit.
+func construct(rs []span) []ivl {
+	if len(rs) == 0 {
+		return nil
+	}
+	type endpoint struct {
+		addr  uint64
+		unit  uint64
+		start bool
+	}
+	eps := make([]endpoint, 0, 2*len(rs))
+	for _, r := range rs {
+		eps = append(eps, endpoint{r.lo, r.unit, true}, endpoint{r.hi, r.unit, false})
+	}
+	slices.SortFunc(eps, func(a, b endpoint) int {
+		switch {
+		case a.addr < b.addr:
+			return -1
+		case a.addr > b.addr:
+			return 1
+		}
+		return 0
+	})
+	count := make(map[uint64]int) // covering units, with multiplicity
+	var h unitHeap                // min-heap of units; stale entries dropped lazily
+	var out []ivl
+	prev := ^uint64(0)
+	for _, e := range eps {
+		if prev < e.addr && len(count) > 0 {
+			if n := len(out); n > 0 && out[n-1].hi == prev && count[out[n-1].unit] > 0 {
+				out[n-1].hi = e.addr
+			} else {
+				for count[h[0]] == 0 {
+					heap.Pop(&h)
+				}
+				out = append(out, ivl{prev, e.addr, h[0]})
+			}
+		}
+		if e.start {
+			if count[e.unit] == 0 {
+				heap.Push(&h, e.unit)
+			}
+			count[e.unit]++
+		} else {
+			if count[e.unit]--; count[e.unit] == 0 {
+				delete(count, e.unit)
+			}
+		}
+		prev = e.addr
+	}
+	return slices.Clip(out)
+}
+
+// unitHeap is a min-heap of unit offsets.
+type unitHeap []uint64
+
+func (h unitHeap) Len() int           { return len(h) }
+func (h unitHeap) Less(i, j int) bool { return h[i] < h[j] }
+func (h unitHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *unitHeap) Push(x any)        { *h = append(*h, x.(uint64)) }
+func (h *unitHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// find returns the unit of the range holding pc (LLVM's findAddress: the
+// first range whose end is past pc, if it starts at or before pc).
+func find(rs []ivl, pc uint64) (uint64, bool) {
+	lo, hi := 0, len(rs)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if rs[m].hi <= pc {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(rs) && rs[lo].lo <= pc {
+		return rs[lo].unit, true
+	}
+	return 0, false
+}
