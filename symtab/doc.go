@@ -1,0 +1,44 @@
+// Package symtab turns object-file symbol tables into a sorted address map
+// and answers "which symbol covers this PC?" the way llvm-symbolizer 14 does.
+// It is the fallback when DWARF does not cover a PC, and the source of the
+// outermost frame's linkage name when it does: llvm-symbolizer takes that
+// name from the symbol table whenever a symbol covers the PC, which is why
+// gcc's split parts print as foo.cold and its clones as foo.part.0.
+//
+// The package is a leaf: it decodes raw bytes and imports no object-format
+// package. The container packages find the sections; this package decodes
+//
+//   - ELF symbol tables (.symtab, .dynsym), Elf32_Sym and Elf64_Sym in either
+//     byte order, with ReadELF or an ELFReader, into []Symbol;
+//   - any []Symbol (ELF today; Mach-O nlist entries can be converted to the
+//     same type) into a Table, with New.
+//
+// Which symbols count and which of several aliases at one address wins
+// follow llvm-symbolizer 14 (SymbolizableObjectFile); see Eligible and New.
+// The rules were checked against llvm-symbolizer-14 on gcc, clang and lld
+// output, and the tests keep the findings.
+//
+// Demangle renders Itanium C++, Rust legacy and Rust v0 names through
+// github.com/ianlancetaylor/demangle, either as llvm-symbolizer 14 prints
+// them or as GNU tools do.
+//
+// Robustness: no input makes this package panic, loop without bound or
+// allocate more than a small multiple of its size. Bad symbol-table bytes
+// come back as a *DecodeError naming the section and absolute offset.
+package symtab
+
+import "github.com/symbolize-go/symbolize/internal/buf"
+
+// DecodeError says which section and offset held bad input; its Err wraps
+// one of the sentinels below. It is the same type in every package of this
+// module, so one errors.As serves them all.
+type DecodeError = buf.DecodeError
+
+// Sentinel causes, for errors.Is.
+var (
+	ErrTruncated          = buf.ErrTruncated
+	ErrOverflow           = buf.ErrOverflow
+	ErrUnsupportedVersion = buf.ErrUnsupportedVersion
+	ErrFormat             = buf.ErrFormat
+	ErrLimit              = buf.ErrLimit
+)

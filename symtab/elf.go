@@ -1,0 +1,234 @@
+package symtab
+
+import (
+	"io"
+	"strings"
+
+	"github.com/symbolize-go/symbolize/internal/buf"
+)
+
+// ELF e_machine values whose symbol tables need special handling.
+const (
+	MachineMIPS    = 8   // EM_MIPS: bit 0 of a function address marks microMIPS
+	MachineARM     = 40  // EM_ARM: bit 0 marks Thumb; $a/$t/$d mapping symbols
+	MachineAArch64 = 183 // EM_AARCH64: $x/$d mapping symbols
+	MachineRISCV   = 243 // EM_RISCV: nameless local labels
+)
+
+// ELF special section indexes [ELF gABI 4.1 "Special Section Indexes"].
+const (
+	shnUndef     = 0
+	shnLoReserve = 0xff00
+	shnXIndex    = 0xffff // the real index is in SHT_SYMTAB_SHNDX
+)
+
+// ELFOptions describe the symbol table being decoded. The zero value reads
+// little-endian Elf32_Sym entries of a generic machine from ".symtab".
+type ELFOptions struct {
+	Class64   bool   // Elf64_Sym entries (ELFCLASS64); else Elf32_Sym
+	BigEndian bool   // ELFDATA2MSB
+	Machine   uint16 // e_machine; 0 applies no machine-specific rule
+	// NumSections is e_shnum. When non-zero, a symbol whose section index
+	// is not below it counts as not Defined (LLVM cannot find its section
+	// either). Zero skips the check.
+	NumSections uint32
+	// Section names the table in errors; "" means ".symtab".
+	Section string
+}
+
+// ELFReader decodes the entries of an ELF symbol table one at a time. It
+// skips entry 0, the reserved null symbol. Names are substrings of one copy
+// of the string table made when the reader is created, so decoding
+// allocates once per table, not per symbol, and the caller's bytes may
+// change afterwards. An ELFReader is not safe for concurrent use.
+type ELFReader struct {
+	r       buf.Reader
+	strs    string
+	opts    ELFOptions
+	entsize uint64
+	index   uint32
+}
+
+// NewELFReader returns a reader over the symbol-table section bytes symtab
+// whose st_name fields index strtab (the section named by the table's
+// sh_link: .strtab for .symtab, .dynstr for .dynsym).
+func NewELFReader(symtab, strtab []byte, opts ELFOptions) *ELFReader {
+	if opts.Section == "" {
+		opts.Section = ".symtab"
+	}
+	r := &ELFReader{
+		r:       buf.New("symtab", opts.Section, symtab, opts.BigEndian),
+		strs:    string(strtab),
+		opts:    opts,
+		entsize: 16, // sizeof(Elf32_Sym)
+	}
+	if opts.Class64 {
+		r.entsize = 24 // sizeof(Elf64_Sym)
+	}
+	// Entry 0 is the null symbol [ELF gABI 4.1]; LLVM's iterator starts
+	// past it too, and only when a whole entry is there.
+	if uint64(len(symtab)) >= r.entsize {
+		r.r.Seek(r.entsize)
+		r.index = 1
+	}
+	return r
+}
+
+// Len returns how many entries are left, counting a trailing partial entry.
+func (r *ELFReader) Len() int {
+	return int((uint64(r.r.Len()) + r.entsize - 1) / r.entsize)
+}
+
+// Next decodes the next entry into *s. It returns io.EOF after the last
+// entry, and a *DecodeError for a truncated entry or a name outside the
+// string table; after an error every call returns the same error.
+func (r *ELFReader) Next(s *Symbol) error {
+	if err := r.r.Err(); err != nil {
+		return err
+	}
+	if r.r.Len() == 0 {
+		return io.EOF
+	}
+	off := r.r.Offset()
+	if uint64(r.r.Len()) < r.entsize {
+		r.r.Fail(off, ErrTruncated, "partial symbol entry: %d of %d bytes", r.r.Len(), r.entsize)
+		return r.r.Err()
+	}
+	var name uint32
+	var info, other uint8
+	var shndx uint16
+	var value, size uint64
+	if r.opts.Class64 { // Elf64_Sym
+		name = r.r.U32()
+		info = r.r.U8()
+		other = r.r.U8()
+		shndx = r.r.U16()
+		value = r.r.U64()
+		size = r.r.U64()
+	} else { // Elf32_Sym
+		name = r.r.U32()
+		value = uint64(r.r.U32())
+		size = uint64(r.r.U32())
+		info = r.r.U8()
+		other = r.r.U8()
+		shndx = r.r.U16()
+	}
+	_ = other // st_other (visibility) does not affect lookups
+	n, ok := r.name(name)
+	if !ok {
+		r.r.Fail(off, ErrFormat, "st_name %#x outside string table of %d bytes", name, len(r.strs))
+		return r.r.Err()
+	}
+	*s = Symbol{
+		Name:    n,
+		Addr:    value,
+		Size:    size,
+		Section: uint32(shndx),
+		Index:   r.index,
+		Kind:    elfKind(info & 0xf),
+		Bind:    elfBind(info >> 4),
+	}
+	r.index++
+	s.Defined = shndx != shnUndef && (shndx < shnLoReserve || shndx == shnXIndex)
+	if r.opts.NumSections != 0 && shndx < shnLoReserve && uint32(shndx) >= r.opts.NumSections {
+		s.Defined = false
+	}
+	switch r.opts.Machine {
+	case MachineARM, MachineMIPS:
+		// The low bit of a function address selects Thumb (ARM) or
+		// microMIPS code; the code itself starts at the even address.
+		if s.Kind == KindFunc {
+			s.Addr &^= 1
+		}
+	}
+	s.Marker = isMarker(r.opts.Machine, n)
+	return nil
+}
+
+// name returns the NUL-terminated string at off in the string table. An
+// empty table (or offset 0 of one) names nothing.
+func (r *ELFReader) name(off uint32) (string, bool) {
+	if off == 0 && len(r.strs) == 0 {
+		return "", true
+	}
+	if uint64(off) >= uint64(len(r.strs)) {
+		return "", false
+	}
+	rest := r.strs[off:]
+	if i := strings.IndexByte(rest, 0); i >= 0 {
+		return rest[:i], true
+	}
+	return "", false // unterminated: LLVM rejects such string tables too
+}
+
+// isMarker reports the format-specific labels LLVM marks SF_FormatSpecific
+// and never returns from a lookup. Checked with llvm-symbolizer-14 on lld
+// output: ARM $a.0/$d.1/$t.0 and AArch64 $x.0/$d.1 never answer, RISC-V
+// .LBB labels (named) do.
+func isMarker(machine uint16, name string) bool {
+	switch machine {
+	case MachineARM:
+		return strings.HasPrefix(name, "$a") || strings.HasPrefix(name, "$t") || strings.HasPrefix(name, "$d")
+	case MachineAArch64:
+		return strings.HasPrefix(name, "$x") || strings.HasPrefix(name, "$d")
+	case MachineRISCV:
+		return name == ""
+	}
+	return false
+}
+
+func elfKind(t uint8) Kind {
+	switch t {
+	case 0:
+		return KindNone
+	case 1:
+		return KindObject
+	case 2:
+		return KindFunc
+	case 3:
+		return KindSection
+	case 4:
+		return KindFile
+	case 5:
+		return KindCommon
+	case 6:
+		return KindTLS
+	case 10:
+		return KindIFunc
+	}
+	return KindOther
+}
+
+func elfBind(b uint8) Bind {
+	switch b {
+	case 0:
+		return BindLocal
+	case 1:
+		return BindGlobal
+	case 2:
+		return BindWeak
+	case 10:
+		return BindUnique
+	}
+	return BindOther
+}
+
+// ReadELF decodes every entry of an ELF symbol table but the null one (see
+// NewELFReader). On bad input it returns the symbols before the bad entry
+// together with a *DecodeError. The result holds at most len(symtab)/16
+// symbols.
+func ReadELF(symtab, strtab []byte, opts ELFOptions) ([]Symbol, error) {
+	r := NewELFReader(symtab, strtab, opts)
+	syms := make([]Symbol, 0, r.Len())
+	for {
+		var s Symbol
+		err := r.Next(&s)
+		if err == io.EOF {
+			return syms, nil
+		}
+		if err != nil {
+			return syms, err
+		}
+		syms = append(syms, s)
+	}
+}

@@ -1,0 +1,148 @@
+package symtab
+
+import (
+	"slices"
+	"strconv"
+)
+
+// Table is an address map of symbols: one symbol per distinct start
+// address, sorted, answering nearest-symbol lookups in O(log n) without
+// allocating. A Table is immutable once built and safe for concurrent use.
+type Table struct {
+	addrs []uint64 // sorted, distinct; kept apart from ents so the search touches one dense array
+	ents  []entry  // ents[i] starts at addrs[i]
+}
+
+type entry struct {
+	name string
+	size uint64
+	kind Kind
+}
+
+// Match is the symbol that covers an address.
+type Match struct {
+	Name   string // linkage (mangled) name, as in the table
+	Start  uint64 // the symbol's address
+	Size   uint64 // its size; 0 when the producer gave none
+	Offset uint64 // the looked-up address minus Start
+	Kind   Kind
+}
+
+// AppendText appends "name+0x1c" (the offset in hex, always present) to dst.
+func (m Match) AppendText(dst []byte) []byte {
+	dst = append(dst, m.Name...)
+	dst = append(dst, "+0x"...)
+	return strconv.AppendUint(dst, m.Offset, 16)
+}
+
+// String returns "name+0x1c".
+func (m Match) String() string { return string(m.AppendText(nil)) }
+
+// New builds a Table from the symbols of one symbol table, in table order,
+// the way llvm-symbolizer 14 builds its map (SymbolizableObjectFile):
+//
+//   - symbols that are not Eligible are dropped;
+//   - the rest are stably sorted by (address, size), and of those sharing an
+//     address the last one is kept: the largest size wins, and among equal
+//     sizes the one that comes last in the table (so of gcc's foo/bar/zed
+//     aliases made with __attribute__((alias)), whichever the linker wrote
+//     last, not the global one or the first one).
+//
+// The order of syms matters only for that tie-break; pass entries in symbol
+// table order. For ELF, choose the table with PreferELF. New does not keep
+// syms; names are shared, not copied. Cost: O(n log n).
+func New(syms []Symbol) *Table {
+	kept := make([]Symbol, 0, len(syms))
+	for _, s := range syms {
+		if Eligible(s) {
+			kept = append(kept, s)
+		}
+	}
+	slices.SortStableFunc(kept, func(a, b Symbol) int {
+		if a.Addr != b.Addr {
+			if a.Addr < b.Addr {
+				return -1
+			}
+			return 1
+		}
+		switch {
+		case a.Size < b.Size:
+			return -1
+		case a.Size > b.Size:
+			return 1
+		}
+		return 0
+	})
+	n := 0
+	for i := range kept {
+		if i+1 < len(kept) && kept[i+1].Addr == kept[i].Addr {
+			continue // a later one at this address wins
+		}
+		n++
+	}
+	t := &Table{addrs: make([]uint64, 0, n), ents: make([]entry, 0, n)}
+	for i, s := range kept {
+		if i+1 < len(kept) && kept[i+1].Addr == s.Addr {
+			continue
+		}
+		t.addrs = append(t.addrs, s.Addr)
+		t.ents = append(t.ents, entry{name: s.Name, size: s.Size, kind: s.Kind})
+	}
+	return t
+}
+
+// PreferELF picks the ELF symbol table llvm-symbolizer 14 reads: .symtab
+// when it has any entry past the null one, however many of them are
+// Eligible, and .dynsym only otherwise (a stripped binary). The two are never
+// merged: a .symtab from which a function was removed hides that
+// function's .dynsym entry. Both arguments are ReadELF results.
+func PreferELF(symtab, dynsym []Symbol) []Symbol {
+	if len(symtab) > 0 {
+		return symtab
+	}
+	return dynsym
+}
+
+// Len returns the number of symbols in the table.
+func (t *Table) Len() int { return len(t.addrs) }
+
+// At returns the i'th symbol in address order (Offset 0), for 0 <= i < Len.
+func (t *Table) At(i int) Match {
+	e := &t.ents[i]
+	return Match{Name: e.name, Start: t.addrs[i], Size: e.size, Kind: e.kind}
+}
+
+// Lookup returns the symbol covering pc: the one with the greatest start
+// address not above pc, provided pc lies inside it. A sized symbol covers
+// [start, start+size); a symbol of size 0 covers everything up to the next
+// symbol, and the last one covers the rest of the address space (as in
+// llvm-symbolizer 14, where the hidden _fini or __TMC_END__ of a gcc binary
+// answers for any address past the end). A pc in the gap after a sized
+// symbol has no symbol, even when an earlier size-0 symbol at the same
+// address was dropped in favour of the sized one.
+//
+// Cost: O(log n), no allocation.
+func (t *Table) Lookup(pc uint64) (Match, bool) {
+	// Binary search for the first start address above pc.
+	lo, hi := 0, len(t.addrs)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if t.addrs[mid] <= pc {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo == 0 {
+		return Match{}, false
+	}
+	i := lo - 1
+	e := &t.ents[i]
+	start := t.addrs[i]
+	// pc-start cannot wrap (start <= pc); LLVM's start+size <= pc can, on
+	// a corrupt size, which is the only place this answer may differ.
+	if e.size != 0 && pc-start >= e.size {
+		return Match{}, false
+	}
+	return Match{Name: e.name, Start: start, Size: e.size, Offset: pc - start, Kind: e.kind}, true
+}
