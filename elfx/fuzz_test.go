@@ -1,0 +1,116 @@
+package elfx
+
+import (
+	"bytes"
+	"debug/elf"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// fuzzSeedMax keeps fixture seeds small enough for the fuzzer to mutate
+// usefully.
+const fuzzSeedMax = 64 << 10
+
+// FuzzOpen opens arbitrary bytes as ELF and touches every accessor: no
+// input may panic, hang or allocate out of proportion.
+func FuzzOpen(f *testing.F) {
+	for _, is64 := range []bool{false, true} {
+		for _, c := range allCompressions {
+			te := &telf{is64: is64, big: !is64, typ: elf.ET_DYN, secs: []tsec{
+				{name: sectionName(c), typ: elf.SHT_PROGBITS, flags: sectionFlags(c), data: compressed(is64, !is64, c, pattern(200))},
+				{name: ".note.gnu.build-id", typ: elf.SHT_NOTE, data: buildIDNote((&telf{big: !is64}).order(), []byte{1, 2, 3, 4}), align: 4},
+				{name: ".gnu_debuglink", typ: elf.SHT_PROGBITS, data: debugLink((&telf{big: !is64}).order(), "x.debug", 7)},
+				{name: ".symtab", typ: elf.SHT_SYMTAB, data: make([]byte, 48), link: 4, entsize: 24},
+				{name: ".strtab", typ: elf.SHT_STRTAB, data: []byte("\x00a\x00")},
+			}, progs: []elf.ProgHeader{{Type: elf.PT_LOAD}, {Type: elf.PT_NOTE}}}
+			f.Add(te.bytes())
+		}
+	}
+	for _, d := range fixtureDirs() {
+		ents, _ := os.ReadDir(d)
+		for _, e := range ents {
+			if b, err := os.ReadFile(filepath.Join(d, e.Name())); err == nil && len(b) <= fuzzSeedMax && bytes.HasPrefix(b, []byte(elf.ELFMAG)) {
+				f.Add(b)
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		file, err := NewBytes(data, nil)
+		if err != nil {
+			return
+		}
+		touchAll(file)
+		for _, s := range file.Sections {
+			d, err := s.Data()
+			if err == nil && uint64(len(d)) != s.Size {
+				t.Fatalf("%s: Data has %d bytes, Size is %d", s.Name, len(d), s.Size)
+			}
+		}
+		// The ReaderAt path must agree with the in-memory one.
+		file2, err := NewReaderAt(bytes.NewReader(data), int64(len(data)), nil)
+		if err != nil {
+			t.Fatalf("NewReaderAt fails where NewBytes succeeded: %v", err)
+		}
+		for i, s := range file.Sections {
+			d1, err1 := s.Data()
+			d2, err2 := file2.Sections[i].Data()
+			if (err1 == nil) != (err2 == nil) || !bytes.Equal(d1, d2) {
+				t.Fatalf("%s: paths disagree: %v vs %v", s.Name, err1, err2)
+			}
+		}
+	})
+}
+
+// FuzzDecompress feeds arbitrary compressed payloads and declared sizes to
+// the section reader, reading a prefix first and then the whole.
+func FuzzDecompress(f *testing.F) {
+	raw := pattern(3000)
+	for _, c := range []Compression{CompressZlib, CompressZstd, CompressZdebug} {
+		f.Add(uint8(c), uint64(len(raw)), uint64(100), compressed(true, false, c, raw)[payloadStart(c):])
+		f.Add(uint8(c), uint64(len(raw)+1), uint64(0), compressed(true, false, c, raw)[payloadStart(c):])
+	}
+	f.Add(uint8(CompressZlib), uint64(0), uint64(0), zlibBytes(nil))
+	f.Add(uint8(CompressZstd), uint64(0), uint64(1), zstdRaw(nil))
+	f.Fuzz(func(t *testing.T, kind uint8, declared, n uint64, payload []byte) {
+		c := Compression(kind%3 + 1)
+		var sec []byte
+		switch c {
+		case CompressZlib:
+			sec = append(chdr(true, false, elf.COMPRESS_ZLIB, declared), payload...)
+		case CompressZstd:
+			sec = append(chdr(true, false, elf.COMPRESS_ZSTD, declared), payload...)
+		case CompressZdebug:
+			sec = append([]byte("ZLIB"), byte(declared>>56), byte(declared>>48), byte(declared>>40), byte(declared>>32),
+				byte(declared>>24), byte(declared>>16), byte(declared>>8), byte(declared))
+			sec = append(sec, payload...)
+		}
+		te := &telf{is64: true, secs: []tsec{{name: sectionName(c), typ: elf.SHT_PROGBITS, flags: sectionFlags(c), data: sec}}}
+		file, err := NewBytes(te.bytes(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := file.Section(".debug_info")
+		p, perr := s.Prefix(n)
+		d, derr := s.Data()
+		if perr == nil && uint64(len(p)) < min(n, s.Size) {
+			t.Fatalf("Prefix(%d) = %d bytes", n, len(p))
+		}
+		if derr != nil {
+			return
+		}
+		if uint64(len(d)) != s.Size || (perr == nil && !bytes.HasPrefix(d, p)) {
+			t.Fatalf("Data = %d bytes (Size %d); prefix consistent: %v", len(d), s.Size, bytes.HasPrefix(d, p))
+		}
+	})
+}
+
+func payloadStart(c Compression) int {
+	switch c {
+	case CompressZlib, CompressZstd:
+		return chdr64
+	case CompressZdebug:
+		return 12
+	}
+	return 0
+}
