@@ -1,0 +1,230 @@
+#!/usr/bin/env bash
+# build.sh - rebuilds every committed fixture under testdata/elf/ from the
+# sources under testdata/src/, then rewrites testdata/MANIFEST.
+#
+# Tests never compile anything: they read the committed binaries. Run this
+# only to change or add a fixture, then commit the sources, this script, the
+# binaries and MANIFEST together.
+#
+# Reproducibility: every build runs from testdata/ with relative source
+# paths, maps that directory to /symbolize/testdata in all recorded paths
+# (-ffile-prefix-map), pins SOURCE_DATE_EPOCH, locale and time zone, uses
+# content-derived build IDs (--build-id=sha1) and a fixed -frandom-seed.
+# Running it twice with the same toolchain (Debian 12: gcc 12.2, clang/lld
+# 14.0.6, binutils 2.40, go 1.26) gives byte-identical files; `./build.sh
+# --check` does exactly that and compares against MANIFEST.
+#
+# Usage: testdata/build.sh [--check]
+set -euo pipefail
+
+cd "$(dirname "$0")"
+TD=$(pwd)
+export SOURCE_DATE_EPOCH=1700000000 LC_ALL=C TZ=UTC
+umask 022
+
+CHECK=0
+if [[ ${1:-} == --check ]]; then
+	CHECK=1
+fi
+
+# --- toolchain ---------------------------------------------------------------
+
+PKGS=(gcc g++ gcc-multilib g++-multilib clang-14 lld-14 llvm-14 binutils nlohmann-json3-dev)
+
+have_tools() {
+	local t
+	for t in gcc g++ clang-14 clang++-14 ld.lld-14 llvm-dwarfdump-14 objcopy strip readelf go sha256sum; do
+		command -v "$t" >/dev/null || return 1
+	done
+	[[ -f /usr/include/nlohmann/json.hpp ]] || return 1
+	echo 'int main(void){return 0;}' | gcc -m32 -x c - -o /dev/null 2>/dev/null || return 1
+}
+
+if ! have_tools; then
+	if [[ $(id -u) == 0 ]]; then
+		apt-get update
+		DEBIAN_FRONTEND=noninteractive apt-get install -y "${PKGS[@]}"
+	fi
+	have_tools || {
+		echo "build.sh: missing tools; install: ${PKGS[*]} and go" >&2
+		exit 1
+	}
+fi
+
+GCC_VER=$(gcc --version | head -1)
+GXX_VER=$(g++ --version | head -1)
+CLANG_VER=$(clang-14 --version | head -1)
+LLD_VER=$(ld.lld-14 --version | head -1)
+BINUTILS_VER=$(objcopy --version | head -1)
+GO_VER=$(GOTOOLCHAIN=local go version)
+
+# --- output ------------------------------------------------------------------
+
+OUT=$TD/elf
+if [[ $CHECK == 1 ]]; then
+	OUT=$(mktemp -d)/elf
+	trap 'rm -rf "$(dirname "$OUT")"' EXIT
+fi
+rm -rf "$OUT"
+mkdir -p "$OUT/debug/.build-id"
+
+# MANIFEST rows, keyed by path below elf/: "tool<TAB>flags".
+declare -A META
+
+C_SRCS=(src/c/lexer.c src/c/main.c src/c/parser.c src/c/stats.c src/c/table.c)
+LIB_SRCS=(src/c/lexer.c src/c/parser.c src/c/stats.c src/c/table.c)
+CPP_SRCS=(src/cpp/main.cpp src/cpp/scene.cpp)
+JSON_SRCS=(src/json/main.cpp)
+
+# Flags every C/C++ build shares. -ffile-prefix-map covers DW_AT_comp_dir,
+# DW_AT_name, the line table's directories and __FILE__.
+MAP="-ffile-prefix-map=$TD=/symbolize/testdata"
+COMMON=(-Wall -Wextra "$MAP" -frandom-seed=symbolize -Wl,--build-id=sha1)
+
+# cc NAME TOOL FLAGS... -- SOURCES...: compiles and links one fixture.
+cc() {
+	local name=$1 tool=$2 ver
+	shift 2
+	local flags=() srcs=()
+	while [[ $1 != -- ]]; do
+		flags+=("$1")
+		shift
+	done
+	shift
+	srcs=("$@")
+	case $tool in
+	gcc) ver=$GCC_VER ;;
+	g++) ver=$GXX_VER ;;
+	clang-14 | clang++-14) ver="$CLANG_VER; $LLD_VER" ;;
+	esac
+	"$tool" "${COMMON[@]}" "${flags[@]}" -o "$OUT/$name" "${srcs[@]}" -lm
+	META[$name]="$ver	$tool ${flags[*]} ${srcs[*]} -lm"
+}
+
+# derive NAME FROM WHAT CMD...: records a fixture made by a binutils command.
+derive() {
+	local name=$1 from=$2 what=$3
+	META[$name]="$BINUTILS_VER	$what (from $from)"
+}
+
+build_id() {
+	readelf -n "$1" | awk '/Build ID:/ {print $3; exit}'
+}
+
+# --- 1. DWARF versions and formats --------------------------------------------
+
+cc c-gcc-O0-dwarf5 gcc -O0 -gdwarf-5 -- "${C_SRCS[@]}"
+cc c-gcc-O2-dwarf5 gcc -O2 -gdwarf-5 -- "${C_SRCS[@]}"
+cc c-gcc-O2-dwarf4 gcc -O2 -gdwarf-4 -- "${C_SRCS[@]}"
+# gas 2.40 writes a version 3 line table for -gdwarf-2 and cannot write a
+# DWARF64 one at all, so these two have gcc emit .debug_line itself
+# (-gno-as-loc-support): a version 2 table, and a DWARF64 version 5 table.
+cc c-gcc-O0-dwarf2 gcc -O0 -gdwarf-2 -gno-as-loc-support -- "${C_SRCS[@]}"
+cc c-gcc-O2-dwarf64 gcc -O2 -gdwarf-5 -gdwarf64 -gno-as-loc-support -- "${C_SRCS[@]}"
+cc c-clang14-O2-dwarf5 clang-14 -O2 -gdwarf-5 -fuse-ld=lld -- "${C_SRCS[@]}"
+cc c-clang14-O2-line-tables-only clang-14 -O2 -gline-tables-only -fuse-ld=lld -- "${C_SRCS[@]}"
+cc c-gcc-m32-O2-dwarf5 gcc -m32 -O2 -gdwarf-5 -- "${C_SRCS[@]}"
+
+# Go: default DWARF 5 with zlib-compressed (SHF_COMPRESSED) debug sections.
+# -buildvcs=false keeps the git revision of this repository out of the binary.
+(
+	cd src/go
+	GOTOOLCHAIN=local GOFLAGS= CGO_ENABLED=0 GOOS=linux GOARCH=amd64 \
+		go build -trimpath -buildvcs=false -o "$OUT/go-trimpath" .
+)
+META[go-trimpath]="$GO_VER	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -trimpath -buildvcs=false (src/go)"
+
+# --- 2. Containers: compression, split debug, PIE, clones, shared objects -----
+
+cc c-gcc-O2-nopie gcc -O2 -gdwarf-5 -fno-pie -no-pie -- "${C_SRCS[@]}"
+cc c-gcc-O2-gz-zlib gcc -O2 -gdwarf-5 -gz=zlib -- "${C_SRCS[@]}"
+cc c-gcc-O2-gc-sections gcc -O2 -gdwarf-5 -ffunction-sections -fdata-sections -Wl,--gc-sections -- "${C_SRCS[@]}"
+cc c-gcc-O2-lto gcc -O2 -gdwarf-5 -flto=1 -flto-partition=one -- "${C_SRCS[@]}"
+cc libcalc-gcc-O2.so gcc -O2 -gdwarf-5 -fPIC -shared -Wl,-soname,libcalc.so.1 -- "${LIB_SRCS[@]}"
+
+# Legacy .zdebug_* sections (zlib-gnu) and, when binutils has it, zstd.
+objcopy --compress-debug-sections=zlib-gnu "$OUT/c-gcc-O2-dwarf5" "$OUT/c-gcc-O2-zdebug"
+derive c-gcc-O2-zdebug c-gcc-O2-dwarf5 "objcopy --compress-debug-sections=zlib-gnu"
+if objcopy --help | grep -q 'zstd'; then
+	objcopy --compress-debug-sections=zstd "$OUT/c-gcc-O2-dwarf5" "$OUT/c-gcc-O2-zstd"
+	derive c-gcc-O2-zstd c-gcc-O2-dwarf5 "objcopy --compress-debug-sections=zstd"
+else
+	echo "build.sh: objcopy lacks zstd; skipping c-gcc-O2-zstd" >&2
+fi
+
+# split NAME FROM STRIP-FLAG: NAME is FROM stripped, with a .gnu_debuglink to
+# NAME.debug next to it and the same file under debug/.build-id/xx/rest.debug.
+split() {
+	local name=$1 from=$2 how=$3 id
+	objcopy --only-keep-debug "$OUT/$from" "$OUT/$name.debug"
+	strip "$how" -o "$OUT/$name" "$OUT/$from"
+	(cd "$OUT" && objcopy --add-gnu-debuglink="$name.debug" "$name")
+	derive "$name" "$from" "strip $how; objcopy --add-gnu-debuglink=$name.debug"
+	derive "$name.debug" "$from" "objcopy --only-keep-debug"
+	id=$(build_id "$OUT/$from")
+	local bid=debug/.build-id/${id:0:2}/${id:2}.debug
+	if [[ ! -e $OUT/$bid ]]; then
+		mkdir -p "$OUT/$(dirname "$bid")"
+		cp "$OUT/$name.debug" "$OUT/$bid"
+		derive "$bid" "$from" "objcopy --only-keep-debug (copy of $name.debug)"
+	fi
+}
+
+split c-gcc-O2-stripped c-gcc-O2-dwarf5 --strip-all
+split c-gcc-O2-stripped-debug c-gcc-O2-dwarf5 --strip-debug
+
+# Another build of the same source (CALC_VARIANT_STR="2": a different build ID)
+# whose NAME.debug is the debug file of c-gcc-O2-dwarf5: both its build ID
+# and the debuglink CRC disagree, so a locator must refuse it.
+cc c-gcc-O2-variant2 gcc -O2 -gdwarf-5 '-DCALC_VARIANT_STR="2"' -- "${C_SRCS[@]}"
+strip --strip-all -o "$OUT/c-gcc-O2-mismatch" "$OUT/c-gcc-O2-variant2"
+objcopy --only-keep-debug "$OUT/c-gcc-O2-variant2" "$OUT/c-gcc-O2-mismatch.debug"
+(cd "$OUT" && objcopy --add-gnu-debuglink=c-gcc-O2-mismatch.debug c-gcc-O2-mismatch)
+cp "$OUT/c-gcc-O2-stripped.debug" "$OUT/c-gcc-O2-mismatch.debug"
+rm "$OUT/c-gcc-O2-variant2"
+unset 'META[c-gcc-O2-variant2]'
+derive c-gcc-O2-mismatch "gcc -O2 -gdwarf-5 -DCALC_VARIANT_STR='\"2\"'" \
+	"strip --strip-all; objcopy --add-gnu-debuglink=c-gcc-O2-mismatch.debug"
+derive c-gcc-O2-mismatch.debug c-gcc-O2-dwarf5 "WRONG debug file: copy of c-gcc-O2-stripped.debug"
+if [[ $(build_id "$OUT/c-gcc-O2-mismatch") == $(build_id "$OUT/c-gcc-O2-dwarf5") ]]; then
+	echo "build.sh: c-gcc-O2-mismatch has the same build ID as c-gcc-O2-dwarf5" >&2
+	exit 1
+fi
+
+# --- 3. Inline chains ---------------------------------------------------------
+
+cc cpp-gcc-O2 g++ -O2 -gdwarf-5 -std=c++17 -- "${CPP_SRCS[@]}"
+cc cpp-gcc-O3 g++ -O3 -gdwarf-5 -std=c++17 -- "${CPP_SRCS[@]}"
+cc cpp-clang14-O2 clang++-14 -O2 -gdwarf-5 -std=c++17 -fuse-ld=lld -- "${CPP_SRCS[@]}"
+cc json-gcc-O2 g++ -O2 -gdwarf-5 -std=c++17 -- "${JSON_SRCS[@]}"
+
+# --- MANIFEST -------------------------------------------------------------------
+
+manifest() {
+	echo "# Generated by testdata/build.sh; do not edit. One fixture per line:"
+	echo "# path (below testdata/) <TAB> toolchain <TAB> command and flags <TAB> sha256"
+	echo "# All C/C++ builds also use: ${COMMON[*]/$TD/<testdata>}"
+	echo "# SOURCE_DATE_EPOCH=$SOURCE_DATE_EPOCH"
+	local f rel
+	while IFS= read -r f; do
+		rel=${f#"$OUT"/}
+		if [[ -z ${META[$rel]+x} ]]; then
+			echo "build.sh: no MANIFEST entry for $rel" >&2
+			exit 1
+		fi
+		printf 'elf/%s\t%s\t%s\n' "$rel" "${META[$rel]}" "$(sha256sum <"$f" | cut -d' ' -f1)"
+	done < <(find "$OUT" -type f | sort)
+}
+
+if [[ $CHECK == 1 ]]; then
+	if diff <(manifest | grep -v '^#') <(grep -v '^#' MANIFEST); then
+		echo "build.sh: fixtures reproduce MANIFEST exactly"
+	else
+		echo "build.sh: rebuilt fixtures differ from MANIFEST (kept in $OUT)" >&2
+		trap - EXIT
+		exit 1
+	fi
+else
+	manifest >MANIFEST
+	echo "build.sh: wrote $(grep -vc '^#' MANIFEST) fixtures; total $(du -sh elf | cut -f1)"
+fi

@@ -1,0 +1,3 @@
+module example.com/symfixture
+
+go 1.26
