@@ -1,0 +1,140 @@
+package symbolize
+
+import (
+	"runtime"
+	"sync"
+)
+
+// batchChunk is how many addresses one worker symbolizes at a time.
+const batchChunk = 2048
+
+// Batch symbolizes many addresses and calls yield for each, in the order of
+// pcs, with its frames (as AppendFrames would append them) and any error for
+// that address alone: a corrupt unit fails the addresses that land in it,
+// not the batch. frames is reused after yield returns. Returning false
+// from yield stops the batch.
+//
+// Large batches are cut into chunks symbolized on all cores
+// (runtime.GOMAXPROCS) while yield consumes earlier chunks in order. A run
+// of equal addresses (common in profiles) is symbolized once.
+func (b *Binary) Batch(pcs []uint64, yield func(i int, frames []Frame, err error) bool) {
+	workers := runtime.GOMAXPROCS(0)
+	if len(pcs) <= batchChunk || workers < 2 {
+		var c chunkResult
+		c.fill(b, pcs)
+		c.emit(0, yield)
+		return
+	}
+	nchunks := (len(pcs) + batchChunk - 1) / batchChunk
+	results := make([]*chunkResult, nchunks)
+	done := make([]chan struct{}, nchunks)
+	for i := range done {
+		done[i] = make(chan struct{})
+	}
+	// Workers take chunks in order; at most 2*workers chunks are held
+	// ahead of the consumer, bounding memory.
+	ahead := make(chan struct{}, 2*workers)
+	next := make(chan int)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for ci := range next {
+				c := chunkPool.Get().(*chunkResult)
+				lo := ci * batchChunk
+				c.fill(b, pcs[lo:min(lo+batchChunk, len(pcs))])
+				results[ci] = c
+				close(done[ci])
+			}
+		})
+	}
+	go func() {
+		defer close(next)
+		for ci := range nchunks {
+			select {
+			case ahead <- struct{}{}:
+			case <-stop:
+				return
+			}
+			select {
+			case next <- ci:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	ok := true
+	for ci := 0; ci < nchunks && ok; ci++ {
+		<-done[ci]
+		c := results[ci]
+		ok = c.emit(ci*batchChunk, yield)
+		results[ci] = nil
+		c.reset()
+		chunkPool.Put(c)
+		<-ahead
+	}
+	close(stop)
+	wg.Wait()
+	for _, c := range results {
+		if c != nil {
+			c.reset()
+			chunkPool.Put(c)
+		}
+	}
+}
+
+var chunkPool = sync.Pool{New: func() any { return new(chunkResult) }}
+
+// chunkResult holds the answers for a run of addresses: frames packed in
+// one slice, ends[i] marking where address i's frames stop.
+type chunkResult struct {
+	frames []Frame
+	ends   []int
+	errs   []error // nil, or one per address
+}
+
+func (c *chunkResult) reset() {
+	clear(c.frames) // drop string references
+	c.frames, c.ends, c.errs = c.frames[:0], c.ends[:0], c.errs[:0]
+}
+
+func (c *chunkResult) fill(b *Binary, pcs []uint64) {
+	for i, pc := range pcs {
+		start := len(c.frames)
+		var err error
+		if i > 0 && pc == pcs[i-1] {
+			prev := 0
+			if i > 1 {
+				prev = c.ends[i-2]
+			}
+			c.frames = append(c.frames, c.frames[prev:start]...)
+			if c.errs != nil {
+				err = c.errs[i-1]
+			}
+		} else {
+			c.frames, err = b.AppendFrames(c.frames, pc)
+		}
+		if err != nil && c.errs == nil {
+			c.errs = make([]error, len(pcs))
+		}
+		if c.errs != nil {
+			c.errs[i] = err
+		}
+		c.ends = append(c.ends, len(c.frames))
+	}
+}
+
+func (c *chunkResult) emit(base int, yield func(int, []Frame, error) bool) bool {
+	start := 0
+	for i, end := range c.ends {
+		var err error
+		if c.errs != nil {
+			err = c.errs[i]
+		}
+		if !yield(base+i, c.frames[start:end:end], err) {
+			return false
+		}
+		start = end
+	}
+	return true
+}

@@ -1,0 +1,38 @@
+// Package symbolize turns program counters into what a developer reads:
+// function names, file:line:column and the chain of inlined calls, from ELF
+// binaries and their separate debug files, in pure Go.
+//
+//	b, err := symbolize.Open("/usr/bin/prog", &symbolize.Options{Inlines: true, Demangle: true})
+//	if err != nil { ... }
+//	defer b.Close()
+//	frames, err := b.AppendFrames(nil, 0x401234)
+//	for _, f := range frames {
+//		fmt.Printf("%s %s:%d:%d\n", f.Function, f.File, f.Line, f.Column)
+//	}
+//
+// Answers match llvm-symbolizer's (the reference the tests diff against),
+// including its choice of names: the outermost frame is named by the symbol
+// table when a symbol covers the address, so gcc's split parts read foo.cold.
+// Frame carries both the DWARF name and the symbol name for callers who want
+// either.
+//
+// # Packages
+//
+//   - linetable: the streaming .debug_line decoder, lookup table and assembler.
+//   - elfx: ELF sections (decompressed lazily), build IDs, .gnu_debuglink,
+//     separate debug files with identity checks.
+//   - symtab: symbol tables as sorted address maps; demangling.
+//   - inline: inline call chains from .debug_info.
+//   - macho: Mach-O thin and universal files, dSYM bundles.
+//   - slide: runtime to file addresses (ASLR slide, load bias, maps).
+//
+// This package composes them: Open finds the debug information, and a Binary
+// answers lookups, building each unit's index the first time an address
+// lands in it.
+//
+// # Robustness and concurrency
+//
+// No input makes this package or its subpackages panic, hang or allocate out
+// of proportion to the input; corrupt data comes back as a *DecodeError
+// naming the section and the offset. A Binary is safe for concurrent use.
+package symbolize

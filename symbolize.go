@@ -1,0 +1,186 @@
+package symbolize
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/symbolize-go/symbolize/elfx"
+	"github.com/symbolize-go/symbolize/internal/buf"
+)
+
+// DecodeError says which section and offset held bad input. It is the same
+// type in every package of this module, so one errors.As serves them all.
+type DecodeError = buf.DecodeError
+
+// Sentinel causes wrapped by *DecodeError, for errors.Is.
+var (
+	ErrTruncated          = buf.ErrTruncated
+	ErrOverflow           = buf.ErrOverflow
+	ErrUnsupportedVersion = buf.ErrUnsupportedVersion
+	ErrFormat             = buf.ErrFormat
+	ErrLimit              = buf.ErrLimit
+)
+
+// ErrClosed is returned by lookups on a closed Binary.
+var ErrClosed = errors.New("symbolize: binary is closed")
+
+// Source says which kind of information answered a frame, like the tags of
+// Apple's symbols tool.
+type Source uint8
+
+const (
+	SourceNone           Source = iota // nothing covers the address
+	SourceDWARF                        // debug information (line table, DIEs)
+	SourceSymbolTable                  // a symbol table entry alone
+	SourceFunctionStarts               // a function-starts entry alone (Mach-O)
+)
+
+func (s Source) String() string {
+	switch s {
+	case SourceDWARF:
+		return "DWARF"
+	case SourceSymbolTable:
+		return "symbol table"
+	case SourceFunctionStarts:
+		return "function starts"
+	}
+	return "none"
+}
+
+// Frame is one source-level frame of an address: a function and a position
+// in it. An address inside inlined calls has several frames, innermost
+// first; every frame but the last has Inlined set.
+//
+// Strings are shared with the Binary's caches and must not be modified.
+type Frame struct {
+	// Function is the name llvm-symbolizer prints for this frame: for the
+	// outermost frame, the covering symbol-table entry's name when there
+	// is one (so gcc's split parts read foo.cold), else the DWARF name;
+	// demangled when Options.Demangle is set. Options.FunctionNames
+	// selects short names or none.
+	Function string
+	// DWARFName is the frame's name from DWARF: DW_AT_linkage_name
+	// through abstract origins and specifications, else DW_AT_name. Never
+	// demangled.
+	DWARFName string
+	// SymbolName is the covering symbol's (linkage) name on the outermost
+	// frame, "" otherwise or when no symbol covers the address; SymbolOffset
+	// is the address minus that symbol's start.
+	SymbolName   string
+	SymbolOffset uint64
+
+	File          string // "" when unknown
+	Line          uint32 // 0 when unknown
+	Column        uint32 // 0 when unknown
+	Discriminator uint32
+
+	StartFile       string // the function's declaration file
+	StartLine       uint32 // the function's declaration line (DW_AT_decl_line)
+	StartAddress    uint64 // the function's (or inlined copy's) first address
+	HasStartAddress bool
+
+	Inlined bool   // this frame was inlined into the next one
+	Source  Source // what answered
+}
+
+// Found reports whether anything is known about the frame.
+func (f *Frame) Found() bool { return f.Source != SourceNone }
+
+// FunctionNames selects what Frame.Function holds, like llvm-symbolizer's
+// --functions.
+type FunctionNames uint8
+
+const (
+	NamesLinkage FunctionNames = iota // linkage names (the default)
+	NamesShort                        // DW_AT_name, without the symbol table's override
+	NamesNone                         // no names
+)
+
+// Options configure Open. The zero value gives llvm-symbolizer's answers
+// with inlining off and no demangling.
+type Options struct {
+	// Inlines returns the whole inline chain for each address; without it,
+	// one frame: the outermost function with the innermost location (what
+	// llvm-symbolizer --no-inlines prints).
+	Inlines bool
+	// Demangle demangles Frame.Function (Itanium C++, Rust).
+	Demangle bool
+	// FunctionNames chooses linkage names, short names or none.
+	FunctionNames FunctionNames
+	// NoSymbolTable stops the symbol table from naming outermost frames
+	// and from answering addresses DWARF does not cover.
+	NoSymbolTable bool
+	// NoDebugFile skips the search for a separate debug file.
+	NoDebugFile bool
+	// Debug configures where separate debug files are looked for; nil
+	// searches /usr/lib/debug and the binary's own directory.
+	Debug *elfx.DebugOptions
+	// Context bounds the debug-file search (a debuginfod fetch); nil means
+	// context.Background().
+	Context context.Context
+}
+
+// Symbolizer turns addresses of one module into frames. Addresses are file
+// (link-time) addresses; package slide converts runtime addresses.
+// Implementations are safe for concurrent use.
+type Symbolizer interface {
+	// AppendFrames appends the frames of pc to dst, innermost first, and
+	// returns the extended slice. An address that nothing covers appends
+	// one frame whose Source is SourceNone; err is only for corrupt data
+	// or I/O, and then dst is returned unchanged.
+	AppendFrames(dst []Frame, pc uint64) ([]Frame, error)
+	io.Closer
+}
+
+var _ Symbolizer = (*Binary)(nil)
+
+// Open opens the ELF binary at path and, unless opts says otherwise, its
+// separate debug file (found by build ID or .gnu_debuglink and accepted only
+// when its identity matches). Opening decodes headers only: debug sections
+// are decompressed and indexed on the first lookup that needs them.
+func Open(path string, opts *Options) (*Binary, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	ctx := o.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	bin, err := elfx.Open(path, o.openOptions())
+	if err != nil {
+		return nil, err
+	}
+	var dbg *elfx.File
+	if !o.NoDebugFile && !hasDWARF(bin) {
+		d, ok, err := elfx.OpenDebug(ctx, bin, path, o.Debug)
+		if err != nil {
+			bin.Close()
+			return nil, fmt.Errorf("symbolize: %s: %w", path, err)
+		}
+		if ok {
+			dbg = d
+		}
+	}
+	return newBinary(path, bin, dbg, o), nil
+}
+
+func (o *Options) openOptions() *elfx.Options {
+	if o.Debug != nil {
+		return o.Debug.Open
+	}
+	return nil
+}
+
+// hasDWARF reports whether f carries its own line tables, in which case a
+// separate debug file is not looked for (as in llvm-symbolizer).
+func hasDWARF(f *elfx.File) bool {
+	for _, name := range []string{".debug_line", ".zdebug_line"} {
+		if s := f.Section(name); s != nil && s.HasData() && s.Size > 0 {
+			return true
+		}
+	}
+	return false
+}
