@@ -21,7 +21,7 @@ const (
 	StyleLLVM Style = iota
 	// StyleGNU prints names as GNU c++filt and addr2line -C do: clone
 	// suffixes as "foo() [clone .cold]", lambdas as "{lambda(int)#1}",
-	// Rust legacy escapes decoded, and _GLOBAL__sub_I_ constructors named.
+	// and Rust legacy escapes decoded, hash kept.
 	StyleGNU
 )
 

@@ -116,7 +116,11 @@ func (r *ELFReader) Next(s *Symbol) error {
 	_ = other // st_other (visibility) does not affect lookups
 	n, ok := r.name(name)
 	if !ok {
-		r.r.Fail(off, ErrFormat, "st_name %#x outside string table of %d bytes", name, len(r.strs))
+		if uint64(name) < uint64(len(r.strs)) {
+			r.r.Fail(off, ErrFormat, "st_name %#x: name not NUL-terminated", name)
+		} else {
+			r.r.Fail(off, ErrFormat, "st_name %#x outside string table of %d bytes", name, len(r.strs))
+		}
 		return r.r.Err()
 	}
 	*s = Symbol{

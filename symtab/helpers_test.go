@@ -14,6 +14,15 @@ import (
 // system libraries), skipping the test when there are none.
 func fixtureFiles(t testing.TB) []string {
 	t.Helper()
+	files := fixturePaths()
+	if len(files) == 0 {
+		t.Skip("no ELF fixtures in testdata/elf")
+	}
+	return files
+}
+
+// fixturePaths is fixtureFiles without the skip.
+func fixturePaths() []string {
 	var files []string
 	ents, _ := os.ReadDir("../testdata/elf")
 	for _, e := range ents {
@@ -26,9 +35,6 @@ func fixtureFiles(t testing.TB) []string {
 	}
 	if extra := os.Getenv("SYMTAB_EXTRA_ELF"); extra != "" {
 		files = append(files, strings.Split(extra, ":")...)
-	}
-	if len(files) == 0 {
-		t.Skip("no ELF fixtures in testdata/elf")
 	}
 	return files
 }

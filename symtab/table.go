@@ -1,6 +1,7 @@
 package symtab
 
 import (
+	"cmp"
 	"slices"
 	"strconv"
 )
@@ -11,7 +12,15 @@ import (
 type Table struct {
 	addrs []uint64 // sorted, distinct; kept apart from ents so the search touches one dense array
 	ents  []entry  // ents[i] starts at addrs[i]
+	// top holds addrs[0], addrs[blockLen], addrs[2*blockLen], ...: small
+	// enough to stay in cache, it turns most of a lookup's cache misses
+	// into hits and leaves one block of addrs to search.
+	top []uint64
 }
+
+// blockLen is how many addresses one top-level entry stands for: 64
+// addresses are 512 bytes, eight cache lines.
+const blockLen = 64
 
 type entry struct {
 	name string
@@ -52,41 +61,46 @@ func (m Match) String() string { return string(m.AppendText(nil)) }
 // table order. For ELF, choose the table with PreferELF. New does not keep
 // syms; names are shared, not copied. Cost: O(n log n).
 func New(syms []Symbol) *Table {
-	kept := make([]Symbol, 0, len(syms))
-	for _, s := range syms {
-		if Eligible(s) {
-			kept = append(kept, s)
+	// Sort compact keys rather than Symbols; the table index as the last
+	// key makes the unstable sort give LLVM's stable order.
+	type key struct {
+		addr, size uint64
+		i          int
+	}
+	keys := make([]key, 0, len(syms))
+	for i := range syms {
+		if Eligible(syms[i]) {
+			keys = append(keys, key{syms[i].Addr, syms[i].Size, i})
 		}
 	}
-	slices.SortStableFunc(kept, func(a, b Symbol) int {
-		if a.Addr != b.Addr {
-			if a.Addr < b.Addr {
-				return -1
-			}
-			return 1
-		}
+	slices.SortFunc(keys, func(a, b key) int {
 		switch {
-		case a.Size < b.Size:
-			return -1
-		case a.Size > b.Size:
-			return 1
+		case a.addr != b.addr:
+			return cmp.Compare(a.addr, b.addr)
+		case a.size != b.size:
+			return cmp.Compare(a.size, b.size)
 		}
-		return 0
+		return cmp.Compare(a.i, b.i)
 	})
 	n := 0
-	for i := range kept {
-		if i+1 < len(kept) && kept[i+1].Addr == kept[i].Addr {
+	for i := range keys {
+		if i+1 < len(keys) && keys[i+1].addr == keys[i].addr {
 			continue // a later one at this address wins
 		}
 		n++
 	}
 	t := &Table{addrs: make([]uint64, 0, n), ents: make([]entry, 0, n)}
-	for i, s := range kept {
-		if i+1 < len(kept) && kept[i+1].Addr == s.Addr {
+	for i, k := range keys {
+		if i+1 < len(keys) && keys[i+1].addr == k.addr {
 			continue
 		}
+		s := &syms[k.i]
 		t.addrs = append(t.addrs, s.Addr)
 		t.ents = append(t.ents, entry{name: s.Name, size: s.Size, kind: s.Kind})
+	}
+	t.top = make([]uint64, 0, (n+blockLen-1)/blockLen)
+	for i := 0; i < n; i += blockLen {
+		t.top = append(t.top, t.addrs[i])
 	}
 	return t
 }
@@ -123,16 +137,13 @@ func (t *Table) At(i int) Match {
 //
 // Cost: O(log n), no allocation.
 func (t *Table) Lookup(pc uint64) (Match, bool) {
-	// Binary search for the first start address above pc.
-	lo, hi := 0, len(t.addrs)
-	for lo < hi {
-		mid := int(uint(lo+hi) >> 1)
-		if t.addrs[mid] <= pc {
-			lo = mid + 1
-		} else {
-			hi = mid
-		}
+	// Find the block, then the first start address above pc within it.
+	b := upper(t.top, pc)
+	if b == 0 {
+		return Match{}, false
 	}
+	base := (b - 1) * blockLen
+	lo := base + upper(t.addrs[base:min(base+blockLen, len(t.addrs))], pc)
 	if lo == 0 {
 		return Match{}, false
 	}
@@ -145,4 +156,19 @@ func (t *Table) Lookup(pc uint64) (Match, bool) {
 		return Match{}, false
 	}
 	return Match{Name: e.name, Start: start, Size: e.size, Offset: pc - start, Kind: e.kind}, true
+}
+
+// upper returns the number of leading elements of the sorted a that are
+// at most x: the index of the first one above it.
+func upper(a []uint64, x uint64) int {
+	lo, hi := 0, len(a)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if a[mid] <= x {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo
 }

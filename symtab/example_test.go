@@ -1,0 +1,48 @@
+package symtab_test
+
+import (
+	"fmt"
+
+	"github.com/symbolize-go/symbolize/symtab"
+)
+
+// A table built from symbols as ReadELF returns them (here written out by
+// hand): gcc's foo and its alias bar, the cold part foo.cold, an object.
+func ExampleTable_Lookup() {
+	syms := []symtab.Symbol{
+		{Name: "_Z3foov", Addr: 0x1130, Size: 0x2c, Kind: symtab.KindFunc, Defined: true},
+		{Name: "bar", Addr: 0x1130, Size: 0x2c, Kind: symtab.KindFunc, Defined: true},
+		{Name: "_Z3foov.cold", Addr: 0x1040, Size: 0x12, Kind: symtab.KindFunc, Defined: true},
+		{Name: "table", Addr: 0x4040, Size: 0x40, Kind: symtab.KindObject, Defined: true},
+	}
+	tab := symtab.New(syms)
+	for _, pc := range []uint64{0x1148, 0x104c, 0x1160, 0x4042} {
+		m, ok := tab.Lookup(pc)
+		if !ok {
+			fmt.Printf("%#x: ??\n", pc)
+			continue
+		}
+		fmt.Printf("%#x: %s = %s\n", pc, m, symtab.Demangle(m.Name, symtab.StyleLLVM))
+	}
+	// Output:
+	// 0x1148: bar+0x18 = bar
+	// 0x104c: _Z3foov.cold+0xc = foo() (.cold)
+	// 0x1160: ??
+	// 0x4042: table+0x2 = table
+}
+
+func ExampleDemangle() {
+	for _, name := range []string{"_ZL6cloneeii.constprop.0", "_ZNSt6vectorIiSaIiEE9push_backERKi", "_RNvCs1234_7mycrate3foo", "main"} {
+		fmt.Println(symtab.Demangle(name, symtab.StyleLLVM))
+		fmt.Println(symtab.Demangle(name, symtab.StyleGNU))
+	}
+	// Output:
+	// clonee(int, int) (.constprop.0)
+	// clonee(int, int) [clone .constprop.0]
+	// std::vector<int, std::allocator<int> >::push_back(int const&)
+	// std::vector<int, std::allocator<int> >::push_back(int const&)
+	// mycrate::foo
+	// mycrate::foo
+	// main
+	// main
+}

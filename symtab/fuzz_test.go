@@ -1,0 +1,65 @@
+package symtab
+
+import (
+	"encoding/binary"
+	"errors"
+	"io"
+	"testing"
+)
+
+// FuzzReadELF decodes arbitrary bytes as an ELF symbol table in the
+// layout flags selects, builds a Table and looks up pc: nothing may panic,
+// errors must be *DecodeError, and every answer must cover pc. Seeds are
+// the real .symtab and .dynsym sections of the fixtures.
+func FuzzReadELF(f *testing.F) {
+	tab, strs := buildELF(true, binary.LittleEndian, []rawSym{
+		{"foo", 0x10, 4, 2, 1, 1}, {"bar", 0x10, 4, 2, 1, 1}, {"$d", 0x18, 0, 0, 0, 1},
+	})
+	f.Add(tab, strs, uint8(1), uint64(0x12))
+	for _, path := range fixturePaths() {
+		ef := readELFFile(f, path)
+		flags := uint8(0)
+		if ef.opts.Class64 {
+			flags |= 1
+		}
+		if ef.opts.BigEndian {
+			flags |= 2
+		}
+		for _, raw := range ef.raw {
+			if raw[0] != nil {
+				f.Add(raw[0], raw[1], flags, uint64(0x1130))
+			}
+		}
+	}
+	machines := []uint16{0, MachineARM, MachineAArch64, MachineRISCV}
+	f.Fuzz(func(t *testing.T, tab, strs []byte, flags uint8, pc uint64) {
+		opts := ELFOptions{
+			Class64:     flags&1 != 0,
+			BigEndian:   flags&2 != 0,
+			Machine:     machines[flags>>2&3],
+			NumSections: uint32(flags >> 4),
+		}
+		r := NewELFReader(tab, strs, opts)
+		max := r.Len()
+		syms, err := ReadELF(tab, strs, opts)
+		if err != nil {
+			var de *DecodeError
+			if !errors.As(err, &de) || de.Offset > uint64(len(tab)) || errors.Is(err, io.EOF) {
+				t.Fatalf("bad error %v", err)
+			}
+		}
+		if len(syms) > max {
+			t.Fatalf("%d symbols from %d entries", len(syms), max)
+		}
+		tb := New(syms)
+		if m, ok := tb.Lookup(pc); ok {
+			if m.Start > pc || m.Offset != pc-m.Start || m.Size != 0 && m.Offset >= m.Size {
+				t.Fatalf("Lookup(%#x) = %+v", pc, m)
+			}
+			_ = m.String()
+		}
+		for i := 0; i < tb.Len() && i < 4; i++ {
+			_ = Demangle(tb.At(i).Name, StyleLLVM)
+		}
+	})
+}
