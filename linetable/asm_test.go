@@ -16,13 +16,13 @@ import (
 // each other.
 
 // prog builds expected program bytes.
-func prog(big bool) *dwasm.Builder { return dwasm.New(big) }
+func asmProg(big bool) *dwasm.Builder { return dwasm.New(big) }
 
-func setAddr(b *dwasm.Builder, n int, addr uint64) *dwasm.Builder {
+func asmSetAddr(b *dwasm.Builder, n int, addr uint64) *dwasm.Builder {
 	return b.U8(0).ULEB(uint64(1+n)).U8(uint8(OpSetAddress)).Uint(n, addr)
 }
 
-func endSeq(b *dwasm.Builder) *dwasm.Builder { return b.U8(0).U8(1).U8(uint8(OpEndSequence)) }
+func asmEndSeq(b *dwasm.Builder) *dwasm.Builder { return b.U8(0).U8(1).U8(uint8(OpEndSequence)) }
 
 func TestAssembleHeaderLayout(t *testing.T) {
 	for _, v := range []uint16{2, 3, 4, 5} {
@@ -218,7 +218,7 @@ func TestAssembleEncoding(t *testing.T) {
 				b.U8(uint8(OpAdvancePC)).ULEB(0x1000).U8(5 + 13) // 4 bytes beat set_address's 12
 				b.U8(7 + 14*4 + 13)
 				b.U8(uint8(OpAdvancePC)).ULEB(12)
-				endSeq(b)
+				asmEndSeq(b)
 			},
 		},
 		{
@@ -232,7 +232,7 @@ func TestAssembleEncoding(t *testing.T) {
 				b.U8(5 + 14*16 + 13)
 				b.U8(uint8(OpConstAddPC)).U8(6 + 14*3 + 13)
 				b.U8(uint8(OpAdvancePC)).ULEB(0x40 - 0x24)
-				endSeq(b)
+				asmEndSeq(b)
 			},
 		},
 		{
@@ -245,7 +245,7 @@ func TestAssembleEncoding(t *testing.T) {
 			want: func(b *dwasm.Builder) {
 				b.U8(uint8(OpAdvanceLine)).SLEB(999).U8(5 + 14*16 + 13)
 				b.U8(uint8(OpAdvanceLine)).SLEB(-990).U8(5 + 14*2 + 13)
-				endSeq(b)
+				asmEndSeq(b)
 			},
 		},
 		{
@@ -262,7 +262,7 @@ func TestAssembleEncoding(t *testing.T) {
 				b.U8(uint8(OpSetBasicBlock)).U8(uint8(OpSetPrologueEnd)).U8(uint8(OpSetEpilogueBegin))
 				b.U8(5 + 14*16 + 13)
 				b.U8(5 + 13)
-				endSeq(b)
+				asmEndSeq(b)
 			},
 		},
 		{
@@ -276,7 +276,7 @@ func TestAssembleEncoding(t *testing.T) {
 			want: func(b *dwasm.Builder) {
 				b.U8(5 + 13).U8(5 + 14*2 + 13)
 				b.U8(uint8(OpFixedAdvancePC)).U16(2)
-				endSeq(b)
+				asmEndSeq(b)
 			},
 		},
 		{
@@ -291,7 +291,7 @@ func TestAssembleEncoding(t *testing.T) {
 			want: func(b *dwasm.Builder) {
 				b.U8(5 + 14*1 + 13).U8(5 + 14*5 + 13)
 				b.U8(uint8(OpAdvancePC)).ULEB(2)
-				endSeq(b)
+				asmEndSeq(b)
 			},
 		},
 		{
@@ -304,7 +304,7 @@ func TestAssembleEncoding(t *testing.T) {
 			},
 			want: func(b *dwasm.Builder) {
 				b.U8(5 + 4).U8(6 + 14 + 4)
-				endSeq(b)
+				asmEndSeq(b)
 			},
 		},
 		{
@@ -319,7 +319,7 @@ func TestAssembleEncoding(t *testing.T) {
 				for _, addr := range []uint64{0x2000, 0x1000} {
 					b.U8(uint8(OpSetFile)).ULEB(3)
 					b.U8(uint8(OpAdvancePC)).ULEB(addr).U8(4 + 5 + 13)
-					endSeq(b)
+					asmEndSeq(b)
 				}
 			},
 		},
@@ -332,7 +332,7 @@ func TestAssembleEncoding(t *testing.T) {
 			want: func(b *dwasm.Builder) {
 				b.U8(5 + 13)
 				b.U8(uint8(OpAdvanceLine)).SLEB(8)
-				endSeq(b)
+				asmEndSeq(b)
 			},
 		},
 	}
@@ -347,7 +347,7 @@ func TestAssembleEncoding(t *testing.T) {
 				t.Errorf("%s: %v", c.name, err)
 				continue
 			}
-			w := prog(big)
+			w := asmProg(big)
 			c.want(w)
 			if g := out.Line[out.ProgramOffset:]; !bytes.Equal(g, w.Bytes()) {
 				t.Errorf("%s (big=%v):\n got % x\nwant % x", c.name, big, g, w.Bytes())
@@ -439,8 +439,8 @@ func TestAssembleManual(t *testing.T) {
 		a.Raw([]byte{0xde, 0xad})
 		out := a.Finish()
 
-		w := prog(big)
-		setAddr(w, 4, 0x400000).U8(1)
+		w := asmProg(big)
+		asmSetAddr(w, 4, 0x400000).U8(1)
 		w.U8(2).ULEB(300).U8(3).SLEB(-2).U8(4).ULEB(2).U8(5).ULEB(129).U8(6).U8(7).U8(8)
 		w.U8(9).U16(0x1234).U8(10).U8(11).U8(12).ULEB(5)
 		w.U8(13).ULEB(1).ULEB(200).U8(14).U8(15).ULEB(1 << 40)
@@ -449,7 +449,7 @@ func TestAssembleManual(t *testing.T) {
 		w.U8(0).U8(1 + 4 + 3).U8(3).CString("d.c").U8(1).U8(2).U8(3)
 		w.U8(0).U8(4).U8(0x80).Raw([]byte{1, 2, 3})
 		w.U8(0).U8(0)
-		endSeq(w).Raw([]byte{0xde, 0xad})
+		asmEndSeq(w).Raw([]byte{0xde, 0xad})
 		if g := out.Line[out.ProgramOffset:]; !bytes.Equal(g, w.Bytes()) {
 			t.Errorf("big=%v:\n got % x\nwant % x", big, g, w.Bytes())
 		}
