@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/symbolize-go/symbolize/internal/dw"
 	"github.com/symbolize-go/symbolize/internal/dwasm"
 )
 
@@ -548,5 +550,53 @@ func asmAddr(a *Assembler, n int, addr uint64) []byte {
 func rtMust(err error) {
 	if err != nil {
 		panic(err)
+	}
+}
+
+// TestDecodeSeveralUnits chains units of different versions and formats in
+// one section, each assembled after the previous, and reads them back by
+// walking Units.
+func TestDecodeSeveralUnits(t *testing.T) {
+	for _, big := range []bool{false, true} {
+		var sec, lineStr []byte
+		var offs []uint64
+		var want [][]Row
+		for i, v := range rtVariants() {
+			if v.big != big {
+				continue
+			}
+			h := v.header()
+			if v.version >= 5 {
+				h.DirFormats = []EntryFormat{{LNCTPath, uint64(dw.FormLineStrp)}}
+			}
+			rows := []Row{
+				{Address: uint64(0x1000 * (i + 1)), File: 1, Line: uint32(10 + i), IsStmt: true},
+				{Address: uint64(0x1000*(i+1) + 0x40), File: 1, Line: uint32(10 + i), IsStmt: true, EndSequence: true},
+			}
+			out, err := Assemble(&h, rows, &AsmOptions{BigEndian: big, Line: sec, LineStr: lineStr})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sec, lineStr = out.Line, out.LineStr
+			offs = append(offs, out.Offset)
+			want = append(want, rows)
+		}
+		opts := &Options{BigEndian: big, LineStr: lineStr, AddressSize: 8}
+		var got []uint64
+		for off, err := range Units(sec, opts) {
+			if err != nil {
+				t.Fatalf("big=%v: Units: %v", big, err)
+			}
+			got = append(got, off)
+		}
+		if !slices.Equal(got, offs) {
+			t.Fatalf("big=%v: Units = %#x, want %#x", big, got, offs)
+		}
+		for i, off := range offs {
+			rows, _, err := rtDecode(&Assembled{Line: sec, Offset: off, LineStr: lineStr, bigEndian: big, addressSize: 8})
+			if err != nil || !slices.Equal(rows, want[i]) {
+				t.Errorf("big=%v: unit %d at %#x: %v\n got %+v\nwant %+v", big, i, off, err, rows, want[i])
+			}
+		}
 	}
 }
