@@ -1,0 +1,64 @@
+// Package inline answers, for a PC, the chain of inlined calls that
+// produced the instruction there: the innermost inlined subroutine first,
+// then each function it was inlined into, out to the concrete subprogram.
+// It reads .debug_info through internal/dwinfo and takes source locations
+// from package linetable; it imports no object-format package.
+//
+// The semantics are llvm-symbolizer-14's (DWARFContext::
+// getInliningInfoForAddress), which the tests check frame by frame:
+//
+//   - The DIE that answers a PC is found in an address map built from every
+//     DW_TAG_subprogram and DW_TAG_inlined_subroutine of the unit, in DIE
+//     pre-order, deeper DIEs overwriting the ranges of shallower ones
+//     (DWARFUnit::updateAddressDieMap). Ranges come from DW_AT_low_pc with
+//     DW_AT_high_pc, else DW_AT_ranges; every range of a non-contiguous
+//     inlined copy counts.
+//   - From that DIE, the chain climbs the DIE tree collecting inlined
+//     subroutines (lexical blocks and other scopes are passed through) and
+//     stops at the first subprogram.
+//   - The innermost frame's file, line, column and discriminator come from
+//     the line-table row of the PC; each outer frame's from the
+//     DW_AT_call_file, DW_AT_call_line, DW_AT_call_column and
+//     DW_AT_GNU_discriminator of the frame inside it, the file resolved in
+//     the unit's line table (1-based before DWARF 5, 0-based in DWARF 5).
+//   - Names follow DW_AT_abstract_origin and DW_AT_specification
+//     references, across units too, preferring DW_AT_linkage_name or
+//     DW_AT_MIPS_linkage_name (whichever the DIE lists first) over
+//     DW_AT_name. StartLine is DW_AT_decl_line found the same way.
+//     StartFile is DW_AT_decl_file of the abstract origin (one level
+//     only), else of the DIE itself, as LLVM 14 does: a member function
+//     whose decl_file sits on its in-class declaration has none.
+//     StartAddress is the DIE's own DW_AT_low_pc; a DIE described by
+//     DW_AT_ranges has none.
+//
+// What the caller adds: llvm-symbolizer replaces the outermost frame's name
+// with the ELF symbol covering the PC, and --no-inlines reports the
+// outermost frame's name with the innermost frame's location; both are the
+// root package's business.
+//
+// # Cost
+//
+// Build reads a unit's DIE tree once and keeps only what symbolication
+// needs: one compact node per subroutine DIE that covers code (or encloses
+// one that does), with its names and start/call data resolved to interned
+// strings, and a sorted array of address spans. AppendChain then costs one
+// binary search plus one step per frame, and allocates nothing when dst has
+// room.
+//
+// # Robustness
+//
+// No input makes this package panic, loop forever or allocate out of
+// proportion to its size. Abbreviation codes that do not exist, forms the
+// spec does not define and DIE trees deeper than dwinfo's MaxDepth stop the
+// DIE walk with a *DecodeError naming .debug_info and the offset (Build
+// still returns the index of what it read, as LLVM keeps the DIEs it
+// extracted). Reference chains are walked with a set of visited DIEs and a
+// bound (Options.MaxRefs), so abstract_origin and specification cycles end;
+// a reference past its section or into the middle of a DIE names nothing,
+// and the frame simply has no name. The parent chain is acyclic by
+// construction.
+//
+// # Concurrency
+//
+// An Index is immutable once built and safe for concurrent use.
+package inline

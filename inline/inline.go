@@ -1,0 +1,402 @@
+package inline
+
+import (
+	"io"
+	"sort"
+
+	"github.com/symbolize-go/symbolize/internal/buf"
+	"github.com/symbolize-go/symbolize/internal/dw"
+	"github.com/symbolize-go/symbolize/internal/dwinfo"
+	"github.com/symbolize-go/symbolize/linetable"
+)
+
+// DecodeError says which section and offset held bad input; it is the same
+// type in every package of this module.
+type DecodeError = buf.DecodeError
+
+// Sentinel causes, for errors.Is.
+var (
+	ErrTruncated          = buf.ErrTruncated
+	ErrOverflow           = buf.ErrOverflow
+	ErrUnsupportedVersion = buf.ErrUnsupportedVersion
+	ErrFormat             = buf.ErrFormat
+	ErrLimit              = buf.ErrLimit
+)
+
+// attrGNUDiscriminator is DW_AT_GNU_discriminator, which gcc puts on
+// DW_TAG_inlined_subroutine; LLVM reports it as the caller frame's
+// discriminator.
+const attrGNUDiscriminator dwinfo.Attr = 0x2136
+
+// DefaultMaxRefs is the number of DIEs a name lookup may visit through
+// DW_AT_abstract_origin and DW_AT_specification when Options.MaxRefs is 0.
+// Real chains visit two or three.
+const DefaultMaxRefs = 64
+
+// Options tunes Build. The zero value is ready to use.
+type Options struct {
+	// LineTable returns the line table of another unit, used to name the
+	// DW_AT_decl_file of an abstract origin that lives in that unit (gcc
+	// LTO puts them in a unit of their own). nil, or a nil result, leaves
+	// such StartFile names empty.
+	LineTable func(u *dwinfo.Unit) *linetable.Table
+	// MaxRefs bounds the DIEs one name lookup visits; 0 means
+	// DefaultMaxRefs.
+	MaxRefs int
+}
+
+// Frame is one frame of an inline chain, described as llvm-symbolizer
+// describes it (DILineInfo). Strings are shared between lookups; a Frame
+// holds no other reference into the Index.
+type Frame struct {
+	// Name is the linkage name (DW_AT_linkage_name or
+	// DW_AT_MIPS_linkage_name) found through abstract_origin and
+	// specification references, else DW_AT_name; "" if neither.
+	Name string
+	// ShortName is DW_AT_name found the same way (LLVM's
+	// FunctionNameKind::ShortName).
+	ShortName string
+	// File, Line, Column and Discriminator locate the PC for the innermost
+	// frame (from the line table) and the call site for outer frames.
+	// File is "" when the file index does not resolve.
+	File          string
+	Line          uint32
+	Column        uint32
+	Discriminator uint32
+	// StartFile and StartLine are the function's DW_AT_decl_file and
+	// DW_AT_decl_line.
+	StartFile string
+	StartLine uint32
+	// StartAddress is the DIE's DW_AT_low_pc, when it has one.
+	StartAddress    uint64
+	HasStartAddress bool
+}
+
+// node is one kept subroutine DIE, with everything a frame needs resolved.
+type node struct {
+	parent    int32 // enclosing inlined subroutine or subprogram; -1 ends the chain
+	name      string
+	short     string
+	startFile string
+	startLine uint32
+	low       uint64
+	hasLow    bool
+	// Call site, describing the frame outside this one.
+	callFile, callLine, callCol, callDisc uint32
+}
+
+// Index answers inline chains for the PCs of one unit. Build it with
+// Build; it is immutable and safe for concurrent use.
+type Index struct {
+	lt     *linetable.Table
+	files  []string // unit line table paths by file index
+	fileOK []bool
+	lo     []uint64 // span starts, sorted (a copy of spans[i].lo for a dense search)
+	spans  []span
+	nodes  []node
+}
+
+// Len returns the number of kept subroutine DIEs.
+func (ix *Index) Len() int { return len(ix.nodes) }
+
+// Build reads the DIE tree of u, a unit loaded from d, and indexes its subprograms and inlined
+// subroutines. lt is the unit's line table (from its DW_AT_stmt_list), or
+// nil; it supplies the innermost frame's location and the names of call
+// and declaration files. opts may be nil.
+//
+// Build always returns a usable Index. The error, a *DecodeError, reports
+// the first problem met: a DIE walk that stopped early (the Index then
+// covers the DIEs before it) or a range list that did not decode (that
+// DIE's ranges are dropped, as in LLVM).
+//
+// Cost: one pass over the unit's DIEs, decoding the attributes of
+// subroutine DIEs only; memory proportional to the subroutines kept.
+func Build(d *dwinfo.Data, u *dwinfo.Unit, lt *linetable.Table, opts *Options) (*Index, error) {
+	b := newBuilder(d, u, lt, opts)
+	err := b.walk()
+	if err2 := b.resolve(); err == nil {
+		err = err2
+	}
+	ix := &Index{lt: lt, files: b.own.paths, fileOK: b.own.ok, nodes: b.nodes}
+	ix.spans = b.m.flatten()
+	ix.lo = make([]uint64, len(ix.spans))
+	for i := range ix.spans {
+		ix.lo[i] = ix.spans[i].lo
+	}
+	return ix, err
+}
+
+// pending is a subroutine DIE on the walk's ancestor stack, or one with
+// ranges, before it becomes a node.
+type pending struct {
+	depth   int
+	off     uint64
+	subprog bool
+	node    int32 // -1 until materialized
+	low     uint64
+	hasLow  bool
+	call    [4]uint32 // file, line, column, discriminator
+}
+
+// walk reads every DIE of the unit in section order, replaying LLVM's
+// address-map construction for subroutine DIEs.
+func (b *builder) walk() error {
+	u := b.u
+	er := u.Entries()
+	var (
+		e     dwinfo.Entry
+		stack []pending
+		rgs   []dwinfo.Range
+	)
+	for {
+		err := er.Next(&e)
+		if err == io.EOF {
+			return b.err
+		}
+		if err != nil {
+			return err // the DIE walk error takes precedence
+		}
+		b.markDIE(e.Offset)
+		for len(stack) > 0 && stack[len(stack)-1].depth >= e.Depth {
+			stack = stack[:len(stack)-1]
+		}
+		if e.Tag != dwinfo.TagSubprogram && e.Tag != dwinfo.TagInlinedSubroutine {
+			continue
+		}
+		p := pending{depth: e.Depth, off: e.Offset, subprog: e.Tag == dwinfo.TagSubprogram, node: -1}
+		rgs = b.subroutine(&e, &p, rgs[:0])
+		if e.Children {
+			stack = append(stack, p)
+		}
+		if len(rgs) == 0 {
+			continue
+		}
+		var id int32
+		if e.Children {
+			id = b.materialize(stack, len(stack)-1)
+		} else {
+			stack = append(stack, p)
+			id = b.materialize(stack, len(stack)-1)
+			stack = stack[:len(stack)-1]
+		}
+		for _, r := range rgs {
+			if r.Low == r.High { // LLVM ignores empty ranges (reversed ones stay)
+				continue
+			}
+			b.m.insert(r.Low, r.High, id)
+		}
+	}
+}
+
+// materialize makes nodes for stack[i] and the enclosing subroutines its
+// chain climbs through, and returns stack[i]'s node.
+func (b *builder) materialize(stack []pending, i int) int32 {
+	p := &stack[i]
+	if p.node >= 0 {
+		return p.node
+	}
+	parent := int32(-1)
+	if !p.subprog && i > 0 {
+		parent = b.materialize(stack, i-1)
+	}
+	p.node = int32(len(b.nodes))
+	b.nodes = append(b.nodes, node{
+		parent: parent, low: p.low, hasLow: p.hasLow,
+		callFile: p.call[0], callLine: p.call[1], callCol: p.call[2], callDisc: p.call[3],
+	})
+	b.nodeOff = append(b.nodeOff, p.off)
+	return p.node
+}
+
+// subroutine decodes the attributes of a subroutine DIE that matter here
+// and appends its address ranges to rgs, as LLVM's
+// DWARFDie::getAddressRanges computes them.
+func (b *builder) subroutine(e *dwinfo.Entry, p *pending, rgs []dwinfo.Range) []dwinfo.Range {
+	u := b.u
+	var low, high, ranges dwinfo.Field
+	var seen [7]bool // first occurrence wins, as LLVM's find does
+	it := u.Attrs(e)
+	var f dwinfo.Field
+	for it.Next(&f) {
+		var k int
+		switch f.Attr {
+		case dwinfo.AttrLowPC:
+			k = 0
+		case dwinfo.AttrHighPC:
+			k = 1
+		case dwinfo.AttrRanges:
+			k = 2
+		case dwinfo.AttrCallFile:
+			k = 3
+		case dwinfo.AttrCallLine:
+			k = 4
+		case dwinfo.AttrCallColumn:
+			k = 5
+		case attrGNUDiscriminator:
+			k = 6
+		default:
+			continue
+		}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		switch k {
+		case 0:
+			low = f
+		case 1:
+			high = f
+		case 2:
+			ranges = f
+		default:
+			// LLVM reads these with toUnsigned into uint32 variables.
+			if v, ok := unsigned(f); ok {
+				p.call[k-3] = uint32(v)
+			}
+		}
+	}
+	if err := it.Err(); err != nil {
+		b.note(err)
+		return rgs
+	}
+	if low.Attr != 0 {
+		if a, ok := b.addr(low.Val); ok {
+			p.low, p.hasLow = a, true
+		}
+	}
+	// DW_AT_low_pc with DW_AT_high_pc, unless low_pc is the linker's
+	// tombstone for a discarded function (LLVM's getHighPC).
+	if p.hasLow && high.Attr != 0 && p.low != tombstone(u.AddrSize) {
+		if a, ok := b.addr(high.Val); ok {
+			return append(rgs, dwinfo.Range{Low: p.low, High: a})
+		}
+		if v, ok := unsigned(high); ok {
+			return append(rgs, dwinfo.Range{Low: p.low, High: p.low + v})
+		}
+	}
+	if ranges.Attr == 0 {
+		return rgs
+	}
+	n := len(rgs)
+	rr := u.Ranges(ranges.Val)
+	var r dwinfo.Range
+	ts := tombstone(u.AddrSize)
+	// The reader moves strictly forward through its section, so the list
+	// ends within the section's size.
+	for {
+		err := rr.Next(&r)
+		if err == io.EOF {
+			return rgs
+		}
+		if err != nil {
+			// LLVM drops the DIE's whole list when it fails to parse.
+			b.note(err)
+			return rgs[:n]
+		}
+		// LLVM 14 skips tombstoned entries of DWARF 5 range lists only.
+		if u.Version >= 5 && r.Low == ts {
+			continue
+		}
+		rgs = append(rgs, r)
+	}
+}
+
+// addr resolves an address-class value, reporting false for other classes
+// or an unresolvable index (LLVM's toSectionedAddress).
+func (b *builder) addr(v dw.Value) (uint64, bool) {
+	if v.Class != dw.ClassAddress && v.Class != dw.ClassAddrx {
+		return 0, false
+	}
+	a, err := b.u.Addr(v)
+	return a, err == nil
+}
+
+// unsigned is LLVM's toUnsigned: constant and flag classes, but not
+// DW_FORM_sdata.
+func unsigned(f dwinfo.Field) (uint64, bool) {
+	switch {
+	case f.Form == dw.FormSdata:
+		return 0, false
+	case f.Val.Class == dw.ClassConstant, f.Val.Class == dw.ClassFlag:
+		return f.Val.U, true
+	}
+	return 0, false
+}
+
+// tombstone is the all-ones address of the given size that linkers write
+// for discarded code (lld; LLVM's computeTombstoneAddress).
+func tombstone(size uint8) uint64 {
+	if size >= 8 || size == 0 {
+		return ^uint64(0)
+	}
+	return 1<<(8*uint(size)) - 1
+}
+
+// AppendChain appends the inline chain of pc to dst, innermost frame first,
+// and returns the extended slice. It appends nothing when no subroutine
+// DIE covers pc and the line table has no row for it either; when only the
+// line table covers pc it appends one frame with a location and no name,
+// as LLVM does.
+//
+// Cost: O(log spans + depth); no allocation when dst has room.
+func (ix *Index) AppendChain(dst []Frame, pc uint64) []Frame {
+	n := int32(-1)
+	if i := sort.Search(len(ix.lo), func(j int) bool { return ix.lo[j] > pc }) - 1; i >= 0 && pc < ix.spans[i].hi {
+		n = ix.spans[i].node
+	}
+	if n < 0 {
+		var f Frame
+		if ix.locate(&f, pc) {
+			dst = append(dst, f)
+		}
+		return dst
+	}
+	var inner *node
+	for n >= 0 {
+		nd := &ix.nodes[n]
+		f := Frame{
+			Name: nd.name, ShortName: nd.short,
+			StartFile: nd.startFile, StartLine: nd.startLine,
+			StartAddress: nd.low, HasStartAddress: nd.hasLow,
+		}
+		if inner == nil {
+			ix.locate(&f, pc)
+		} else {
+			if ix.lt != nil {
+				f.File, _ = ix.file(uint64(inner.callFile))
+			}
+			f.Line, f.Column, f.Discriminator = inner.callLine, inner.callCol, inner.callDisc
+		}
+		dst = append(dst, f)
+		inner = nd
+		n = nd.parent // always less than n: parents are made first
+	}
+	return dst
+}
+
+// locate fills f's location from the line-table row of pc, as LLVM's
+// getFileLineInfoForAddress does: nothing at all unless the row's file
+// resolves.
+func (ix *Index) locate(f *Frame, pc uint64) bool {
+	if ix.lt == nil {
+		return false
+	}
+	row, ok := ix.lt.Lookup(pc)
+	if !ok {
+		return false
+	}
+	name, ok := ix.file(uint64(row.File))
+	if !ok {
+		return false
+	}
+	f.File, f.Line, f.Column, f.Discriminator = name, row.Line, row.Column, row.Discriminator
+	return true
+}
+
+// file returns the path of the unit's line-table file index i.
+func (ix *Index) file(i uint64) (string, bool) {
+	if i >= uint64(len(ix.files)) || !ix.fileOK[i] {
+		return "", false
+	}
+	return ix.files[i], true
+}

@@ -1,0 +1,104 @@
+package inline
+
+import "sort"
+
+// span is one entry of the address map: [lo, hi) belongs to node. Entries
+// may be reversed or overlap, exactly as LLVM's map allows.
+type span struct {
+	lo, hi uint64
+	node   int32
+}
+
+// chunkMax bounds a chunk of the ordered map; inserting into a chunk costs
+// at most this many moves, so building from n ranges in any order costs
+// O(n (log n + chunkMax)) rather than the O(n^2) of one sorted slice.
+const chunkMax = 512
+
+// omap is an ordered map from lo to span, a sorted sequence of sorted
+// chunks. It exists to replay LLVM's std::map updates (see insert) in
+// O(log n) per operation plus a bounded memmove.
+type omap struct {
+	chunks [][]span
+	n      int
+}
+
+// floor returns the position of the entry with the greatest lo <= k.
+func (m *omap) floor(k uint64) (ci, i int, ok bool) {
+	// Last chunk whose first key is <= k.
+	ci = sort.Search(len(m.chunks), func(j int) bool { return m.chunks[j][0].lo > k }) - 1
+	if ci < 0 {
+		return 0, 0, false
+	}
+	c := m.chunks[ci]
+	i = sort.Search(len(c), func(j int) bool { return c[j].lo > k }) - 1
+	return ci, i, true
+}
+
+// set assigns m[lo] = (hi, node), inserting the key if absent.
+func (m *omap) set(lo, hi uint64, node int32) {
+	ci, i, ok := m.floor(lo)
+	if ok && m.chunks[ci][i].lo == lo {
+		m.chunks[ci][i] = span{lo, hi, node}
+		return
+	}
+	m.n++
+	if len(m.chunks) == 0 {
+		m.chunks = append(m.chunks, []span{{lo, hi, node}})
+		return
+	}
+	if !ok { // smaller than every key: front of the first chunk
+		ci, i = 0, -1
+	}
+	c := m.chunks[ci]
+	c = append(c, span{})
+	copy(c[i+2:], c[i+1:])
+	c[i+1] = span{lo, hi, node}
+	if len(c) <= chunkMax {
+		m.chunks[ci] = c
+		return
+	}
+	// Split: the halves get their own backing arrays so that appending to
+	// the first cannot overwrite the second.
+	h := len(c) / 2
+	a := append([]span(nil), c[:h]...)
+	b := append([]span(nil), c[h:]...)
+	m.chunks[ci] = a
+	m.chunks = append(m.chunks, nil)
+	copy(m.chunks[ci+2:], m.chunks[ci+1:])
+	m.chunks[ci+1] = b
+}
+
+// insert adds the range [lo, hi) of node the way LLVM 14's
+// DWARFUnit::updateAddressDieMap does, bug for bug: if the entry at or
+// below lo overlaps lo, its tail past hi is re-added as its own entry and
+// its head is cut at lo; then m[lo] is overwritten. Later (deeper, in DIE
+// pre-order) ranges thus win over earlier ones. Entries that start inside
+// [lo, hi) are left alone, so the result is not always a clean overlay;
+// llvm-symbolizer answers from it all the same.
+func (m *omap) insert(lo, hi uint64, node int32) {
+	if ci, i, ok := m.floor(lo); ok {
+		b := m.chunks[ci][i]
+		if lo < b.hi {
+			if hi < b.hi {
+				m.set(hi, b.hi, b.node)
+			}
+			if lo > b.lo {
+				// The entry at b.lo may have moved within the chunks (or
+				// been rewritten with the same value by the set above).
+				if cj, j, ok := m.floor(b.lo); ok && m.chunks[cj][j].lo == b.lo {
+					m.chunks[cj][j].hi = lo
+				}
+			}
+		}
+	}
+	m.set(lo, hi, node)
+}
+
+// flatten returns the entries in key order.
+func (m *omap) flatten() []span {
+	out := make([]span, 0, m.n)
+	for _, c := range m.chunks {
+		out = append(out, c...)
+	}
+	return out
+}
