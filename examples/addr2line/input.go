@@ -1,0 +1,150 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+)
+
+// command is the kind of a request, from its CODE/DATA/FRAME prefix.
+type command uint8
+
+const (
+	cmdCode command = iota
+	cmdData
+	cmdFrame
+)
+
+// request is one parsed input: what to look up, where, and the text it
+// came from (echoed or quoted when it does not parse).
+type request struct {
+	cmd    command
+	module string
+	addr   uint64 // as written; the lookup subtracts --adjust-vma
+	ok     bool
+	text   string
+}
+
+// delims are the separators llvm-symbolizer accepts between the fields of
+// a request: spaces only (and stray line ends), not tabs.
+const delims = " \n\r"
+
+// parseRequest splits an input line like llvm-symbolizer 14's
+// parseCommand: an optional "CODE "/"DATA "/"FRAME " prefix, then, when no
+// --obj was given, a module name (bare, or quoted with ' or "), then an
+// address. Text after the address is ignored.
+func parseRequest(line, obj string) request {
+	r := request{text: line}
+	s := line
+	switch {
+	case strings.HasPrefix(s, "CODE "):
+		s = s[5:]
+	case strings.HasPrefix(s, "DATA "):
+		r.cmd, s = cmdData, s[5:]
+	case strings.HasPrefix(s, "FRAME "):
+		r.cmd, s = cmdFrame, s[6:]
+	}
+	if obj != "" {
+		r.module = obj
+	} else {
+		s = skipDelims(s)
+		if s != "" && (s[0] == '"' || s[0] == '\'') {
+			end := strings.IndexByte(s[1:], s[0])
+			if end < 0 {
+				return r
+			}
+			r.module, s = s[1:1+end], s[2+end:]
+		} else {
+			n := strings.IndexAny(s, delims)
+			if n < 0 {
+				n = len(s)
+			}
+			r.module, s = s[:n], s[n:]
+		}
+	}
+	s = skipDelims(s)
+	if n := strings.IndexAny(s, delims); n >= 0 {
+		s = s[:n]
+	}
+	r.addr, r.ok = parseNumber(s)
+	return r
+}
+
+func skipDelims(s string) string {
+	for s != "" && strings.IndexByte(delims, s[0]) >= 0 {
+		s = s[1:]
+	}
+	return s
+}
+
+// maxBatch bounds how many queued requests are answered together, so a
+// huge input still streams out in pieces.
+const maxBatch = 4096
+
+// runStdin answers requests from r, one a line, as a co-process: it
+// collects the lines that have already arrived (complete lines in the read
+// buffer), answers them as one batch and flushes before it can block on the
+// next read. So a caller that writes one line and waits gets its answer,
+// and a caller that pipes a file in pays for a few large writes.
+func (s *session) runStdin(r io.Reader) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var long []byte // a line longer than the buffer
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long, chunk...)
+			continue
+		}
+		if len(long) > 0 {
+			chunk = append(long, chunk...)
+			long = long[:0]
+		}
+		if len(chunk) > 0 {
+			s.queue(parseRequest(cleanLine(chunk), s.cfg.obj))
+		}
+		if err != nil {
+			s.answer()
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+		if len(s.pending) >= maxBatch {
+			s.answer() // the writer flushes itself when full
+		}
+		if !lineBuffered(br) {
+			s.answer()
+			if err := s.out.Flush(); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// lineBuffered reports whether br holds a complete line that can be read
+// without blocking.
+func lineBuffered(br *bufio.Reader) bool {
+	n := br.Buffered()
+	if n == 0 {
+		return false
+	}
+	b, _ := br.Peek(n)
+	return bytes.IndexByte(b, '\n') >= 0
+}
+
+// cleanLine drops every '\r' and '\n' of a line, as llvm-symbolizer does,
+// and makes it a string that outlives the read buffer.
+func cleanLine(b []byte) string {
+	if bytes.IndexAny(b, "\r\n") < 0 {
+		return string(b)
+	}
+	out := make([]byte, 0, len(b))
+	for _, c := range b {
+		if c != '\r' && c != '\n' {
+			out = append(out, c)
+		}
+	}
+	return string(out)
+}

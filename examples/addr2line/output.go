@@ -1,0 +1,413 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/symbolize-go/symbolize"
+	"github.com/symbolize-go/symbolize/elfx"
+	"github.com/symbolize-go/symbolize/symtab"
+)
+
+// session answers requests with one configuration and one module cache.
+type session struct {
+	cfg    *config
+	out    *bufio.Writer
+	stderr io.Writer
+	cache  moduleCache
+
+	pending []request
+	frames  []symbolize.Frame
+	pcs     []uint64
+	scratch []byte
+	inList  int // JSON objects written inside the argument list so far; -1 outside one
+}
+
+func newSession(cfg *config, stdout, stderr io.Writer) *session {
+	opts := symbolize.Options{
+		// GNU style without inlines prints the innermost frame, which
+		// needs the chain (llvm-symbolizer does the same).
+		Inlines:       cfg.inlines || cfg.style == styleGNU,
+		Demangle:      cfg.demangle,
+		FunctionNames: cfg.functions,
+	}
+	if cfg.debugDirs != nil {
+		opts.Debug = &elfx.DebugOptions{Locator: elfx.DirLocator{DebugDirs: cfg.debugDirs}}
+	}
+	return &session{
+		cfg:    cfg,
+		out:    bufio.NewWriterSize(stdout, 64<<10),
+		stderr: stderr,
+		cache:  moduleCache{opts: opts, mods: map[string]*module{}},
+		inList: -1,
+	}
+}
+
+func (s *session) close() { s.cache.close() }
+
+// runArgs answers the addresses given as arguments. JSON answers form one
+// array, as in llvm-symbolizer.
+func (s *session) runArgs(inputs []string) {
+	if s.cfg.style == styleJSON {
+		s.out.WriteByte('[')
+		s.inList = 0
+	}
+	for _, in := range inputs {
+		s.queue(parseRequest(in, s.cfg.obj))
+	}
+	s.answer()
+	if s.cfg.style == styleJSON {
+		s.out.WriteString("]\n")
+		s.inList = -1
+	}
+}
+
+func (s *session) queue(r request) { s.pending = append(s.pending, r) }
+
+// answer writes the answers to the pending requests, in order. Runs of
+// CODE requests for one module go through Binary.Batch.
+func (s *session) answer() {
+	reqs := s.pending
+	for i := 0; i < len(reqs); {
+		r := &reqs[i]
+		if !r.ok {
+			s.printInvalid(r)
+			i++
+			continue
+		}
+		m, err := s.cache.get(r.module)
+		if err != nil || m.bin == nil || r.cmd != cmdCode {
+			s.answerOne(r, m, err)
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(reqs) && reqs[j].ok && reqs[j].cmd == cmdCode && reqs[j].module == r.module {
+			j++
+		}
+		s.pcs = s.pcs[:0]
+		for k := i; k < j; k++ {
+			s.pcs = append(s.pcs, reqs[k].addr-s.cfg.adjustVMA)
+		}
+		run := reqs[i:j]
+		m.bin.Batch(s.pcs, func(k int, frames []symbolize.Frame, err error) bool {
+			s.printCode(&run[k], m, frames, err)
+			return true
+		})
+		i = j
+	}
+	clear(s.pending)
+	s.pending = s.pending[:0]
+}
+
+// answerOne answers a request that is not part of a CODE run: DATA and
+// FRAME requests, and requests whose module did not open.
+func (s *session) answerOne(r *request, m *module, openErr error) {
+	if openErr != nil {
+		s.printError(r, openErr)
+		if s.cfg.style == styleJSON {
+			return
+		}
+		// llvm-symbolizer follows the message with an empty answer.
+	}
+	pc := r.addr - s.cfg.adjustVMA
+	switch r.cmd {
+	case cmdCode:
+		var frames []symbolize.Frame
+		var err error
+		if m.bin != nil {
+			s.frames, err = m.bin.AppendFrames(s.frames[:0], pc)
+			frames = s.frames
+		} else if !s.cfg.inlines {
+			// llvm-symbolizer answers an unopenable module with an
+			// empty inline chain, or one empty frame without inlines.
+			frames = append(s.frames[:0], symbolize.Frame{})
+		}
+		s.printCode(r, m, frames, err)
+	case cmdData:
+		var match symtab.Match
+		if m.bin != nil {
+			if mm, ok := m.symbols().Lookup(pc); ok {
+				match = mm
+				if s.cfg.demangle {
+					match.Name = symtab.Demangle(match.Name, symtab.StyleLLVM)
+				}
+			}
+		}
+		s.printData(r, match)
+	case cmdFrame:
+		// Local-variable frames are not implemented: answer "no locals".
+		s.printFrame(r)
+	}
+}
+
+// printCode writes the answer to a CODE request. frames is nil when the
+// module could not be opened (llvm-symbolizer then has no frames at all).
+func (s *session) printCode(r *request, m *module, frames []symbolize.Frame, err error) {
+	if err != nil {
+		s.printError(r, err)
+		if s.cfg.style == styleJSON {
+			return
+		}
+		frames = nil
+	}
+	if len(frames) > 0 && !s.cfg.inlines {
+		// Without inlines one frame: the root gives it unless the chain
+		// was asked for (GNU style), whose innermost frame is the answer.
+		frames = frames[:1]
+	}
+	if s.cfg.style == styleJSON {
+		s.jsonCode(r, m, frames)
+		return
+	}
+	s.header(r)
+	if len(frames) == 0 {
+		s.plainFrame(m, &symbolize.Frame{}, false)
+	}
+	for i := range frames {
+		s.plainFrame(m, &frames[i], i > 0)
+	}
+	s.footer()
+}
+
+func (s *session) header(r *request) {
+	if !s.cfg.printAddress {
+		return
+	}
+	s.out.WriteString("0x")
+	s.out.Write(strconv.AppendUint(s.scratch[:0], r.addr, 16))
+	if s.cfg.pretty {
+		s.out.WriteString(": ")
+	} else {
+		s.out.WriteByte('\n')
+	}
+}
+
+func (s *session) footer() {
+	if s.cfg.style == styleLLVM {
+		s.out.WriteByte('\n')
+	}
+}
+
+func (s *session) plainFrame(m *module, f *symbolize.Frame, inlined bool) {
+	w := s.out
+	if s.cfg.functions != symbolize.NamesNone {
+		if s.cfg.pretty && inlined {
+			w.WriteString(" (inlined by) ")
+		}
+		w.WriteString(orUnknown(f.Function))
+		if s.cfg.pretty {
+			w.WriteString(" at ")
+		} else {
+			w.WriteByte('\n')
+		}
+	}
+	file := f.File
+	if m != nil {
+		file = s.fileName(m, file)
+	}
+	w.WriteString(orUnknown(file))
+	w.WriteByte(':')
+	w.Write(strconv.AppendUint(s.scratch[:0], uint64(f.Line), 10))
+	if s.cfg.style == styleGNU {
+		if f.Discriminator != 0 {
+			w.WriteString(" (discriminator ")
+			w.Write(strconv.AppendUint(s.scratch[:0], uint64(f.Discriminator), 10))
+			w.WriteByte(')')
+		}
+	} else {
+		w.WriteByte(':')
+		w.Write(strconv.AppendUint(s.scratch[:0], uint64(f.Column), 10))
+	}
+	w.WriteByte('\n')
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "??"
+	}
+	return s
+}
+
+// printInvalid answers a line that does not parse: echoed as is, or a
+// JSON Error object.
+func (s *session) printInvalid(r *request) {
+	if s.cfg.style != styleJSON {
+		s.out.WriteString(r.text)
+		s.out.WriteByte('\n')
+		return
+	}
+	s.jsonBegin()
+	s.out.WriteString(`{"Error":{"Message":`)
+	s.jsonString("unable to parse arguments: " + r.text)
+	s.out.WriteString(`},"ModuleName":`)
+	s.jsonString(r.module)
+	s.jsonEnd()
+}
+
+// printError reports a failure for one request: a JSON Error object, or a
+// line on standard error (written after flushing what precedes it).
+func (s *session) printError(r *request, err error) {
+	if s.cfg.style != styleJSON {
+		s.out.Flush()
+		fmt.Fprintf(s.stderr, "LLVMSymbolizer: error reading file: %v\n", err)
+		return
+	}
+	s.jsonBegin()
+	s.out.WriteString(`{"Address":`)
+	s.jsonHex(r.addr)
+	s.out.WriteString(`,"Error":{"Message":`)
+	s.jsonString(err.Error())
+	s.out.WriteString(`},"ModuleName":`)
+	s.jsonString(r.module)
+	s.jsonEnd()
+}
+
+func (s *session) printData(r *request, m symtab.Match) {
+	if s.cfg.style == styleJSON {
+		s.jsonBegin()
+		s.out.WriteString(`{"Address":`)
+		s.jsonHex(r.addr)
+		s.out.WriteString(`,"Data":{"Name":`)
+		s.jsonString(m.Name)
+		s.out.WriteString(`,"Size":`)
+		s.jsonHex(m.Size)
+		s.out.WriteString(`,"Start":`)
+		s.jsonHex(m.Start)
+		s.out.WriteString(`},"ModuleName":`)
+		s.jsonString(r.module)
+		s.jsonEnd()
+		return
+	}
+	s.header(r)
+	s.out.WriteString(orUnknown(m.Name))
+	s.out.WriteByte('\n')
+	s.out.Write(strconv.AppendUint(s.scratch[:0], m.Start, 10))
+	s.out.WriteByte(' ')
+	s.out.Write(strconv.AppendUint(s.scratch[:0], m.Size, 10))
+	s.out.WriteByte('\n')
+	s.footer()
+}
+
+func (s *session) printFrame(r *request) {
+	if s.cfg.style == styleJSON {
+		s.jsonBegin()
+		s.out.WriteString(`{"Address":`)
+		s.jsonHex(r.addr)
+		s.out.WriteString(`,"Frame":[],"ModuleName":`)
+		s.jsonString(r.module)
+		s.jsonEnd()
+		return
+	}
+	s.header(r)
+	s.out.WriteString("??\n")
+	s.footer()
+}
+
+// jsonCode writes a CODE answer in llvm-symbolizer's JSON schema (keys in
+// its sorted order).
+func (s *session) jsonCode(r *request, m *module, frames []symbolize.Frame) {
+	w := s.out
+	s.jsonBegin()
+	w.WriteString(`{"Address":`)
+	s.jsonHex(r.addr)
+	w.WriteString(`,"ModuleName":`)
+	s.jsonString(r.module)
+	w.WriteString(`,"Symbol":[`)
+	for i := range frames {
+		f := &frames[i]
+		if i > 0 {
+			w.WriteByte(',')
+		}
+		w.WriteString(`{"Column":`)
+		w.Write(strconv.AppendUint(s.scratch[:0], uint64(f.Column), 10))
+		w.WriteString(`,"Discriminator":`)
+		w.Write(strconv.AppendUint(s.scratch[:0], uint64(f.Discriminator), 10))
+		w.WriteString(`,"FileName":`)
+		s.jsonString(s.fileName(m, f.File))
+		w.WriteString(`,"FunctionName":`)
+		s.jsonString(f.Function)
+		w.WriteString(`,"Line":`)
+		w.Write(strconv.AppendUint(s.scratch[:0], uint64(f.Line), 10))
+		w.WriteString(`,"StartAddress":`)
+		if f.HasStartAddress {
+			s.jsonHex(f.StartAddress)
+		} else {
+			w.WriteString(`""`)
+		}
+		w.WriteString(`,"StartFileName":`)
+		s.jsonString(s.fileName(m, f.StartFile))
+		w.WriteString(`,"StartLine":`)
+		w.Write(strconv.AppendUint(s.scratch[:0], uint64(f.StartLine), 10))
+		w.WriteByte('}')
+	}
+	w.WriteByte(']')
+	s.jsonEnd()
+}
+
+// jsonBegin and jsonEnd separate objects, jsonEnd closing the current
+// one: commas inside the argument list, newlines on standard input.
+func (s *session) jsonBegin() {
+	if s.inList > 0 {
+		s.out.WriteByte(',')
+	}
+}
+
+func (s *session) jsonEnd() {
+	s.out.WriteByte('}')
+	if s.inList >= 0 {
+		s.inList++
+		return
+	}
+	s.out.WriteByte('\n')
+}
+
+func (s *session) jsonHex(v uint64) {
+	s.out.WriteString(`"0x`)
+	s.out.Write(strconv.AppendUint(s.scratch[:0], v, 16))
+	s.out.WriteByte('"')
+}
+
+// jsonString writes str quoted the way LLVM's JSON writer does: only '"',
+// '\\' and control characters are escaped (\t, \n, \r by name, the rest as
+// \u00XX), everything else is written as is; invalid UTF-8 becomes U+FFFD.
+func (s *session) jsonString(str string) {
+	w := s.out
+	w.WriteByte('"')
+	for i := 0; i < len(str); {
+		c := str[i]
+		if c >= utf8.RuneSelf {
+			r, n := utf8.DecodeRuneInString(str[i:])
+			if r == utf8.RuneError && n == 1 {
+				w.WriteString("\uFFFD")
+			} else {
+				w.WriteString(str[i : i+n])
+			}
+			i += n
+			continue
+		}
+		switch {
+		case c == '"' || c == '\\':
+			w.WriteByte('\\')
+			w.WriteByte(c)
+		case c == '\t':
+			w.WriteString(`\t`)
+		case c == '\n':
+			w.WriteString(`\n`)
+		case c == '\r':
+			w.WriteString(`\r`)
+		case c < 0x20:
+			const hex = "0123456789abcdef"
+			w.WriteString(`\u00`)
+			w.WriteByte(hex[c>>4])
+			w.WriteByte(hex[c&15])
+		default:
+			w.WriteByte(c)
+		}
+		i++
+	}
+	w.WriteByte('"')
+}
