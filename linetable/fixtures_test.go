@@ -26,6 +26,16 @@ type fixture struct {
 // the tests pass before the fixtures exist.
 func elfFixtures(t testing.TB) []fixture {
 	t.Helper()
+	out := findFixtures(t)
+	if len(out) == 0 {
+		t.Skip("no ELF fixtures with .debug_line under testdata/elf")
+	}
+	return out
+}
+
+// findFixtures is elfFixtures without the skip.
+func findFixtures(t testing.TB) []fixture {
+	t.Helper()
 	var paths []string
 	filepath.WalkDir("../testdata/elf", func(p string, d os.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() {
@@ -45,9 +55,6 @@ func elfFixtures(t testing.TB) []fixture {
 			out = append(out, fx)
 		}
 	}
-	if len(out) == 0 {
-		t.Skip("no ELF fixtures with .debug_line under testdata/elf")
-	}
 	return out
 }
 
@@ -60,9 +67,12 @@ func loadFixture(p string) (fixture, error) {
 	fx := fixture{name: filepath.Base(p), path: p, rel: f.Type == elf.ET_REL}
 	for _, s := range f.Sections {
 		if s.Flags&elf.SHF_COMPRESSED != 0 {
+			// The compression header's ch_type is the first word of the
+			// raw section in both ELF classes.
 			var typ [4]byte
-			if raw, err := os.ReadFile(p); err == nil && s.Offset+4 <= uint64(len(raw)) {
-				copy(typ[:], raw[s.Offset:])
+			if raw, err := os.Open(p); err == nil {
+				raw.ReadAt(typ[:], int64(s.Offset))
+				raw.Close()
 			}
 			fx.zstd = fx.zstd || f.ByteOrder.Uint32(typ[:]) == uint32(elf.COMPRESS_ZSTD)
 		}

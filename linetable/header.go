@@ -13,12 +13,6 @@ const (
 	sectionName = ".debug_line"
 )
 
-// maxZeroWidthEntries bounds a DWARF 5 directory or file count whose entry
-// format occupies no bytes at all (no formats, or only
-// DW_FORM_flag_present/DW_FORM_implicit_const), where the remaining bytes
-// cannot cap the count.
-const maxZeroWidthEntries = 1 << 16
-
 // newBuf returns the section reader every decoder in this package uses.
 func newBuf(data []byte, opts *Options) buf.Reader {
 	return buf.New(pkgName, sectionName, data, opts.BigEndian)
@@ -106,7 +100,7 @@ func parseHeader(h *Header, b *buf.Reader, off uint64, opts *Options) error {
 		return err
 	}
 	if h.Version < 2 || h.Version > 5 {
-		return buf.Errorf(pkgName, sectionName, verOff, ErrUnsupportedVersion, "version %d", h.Version)
+		return buf.Errorf(pkgName, sectionName, verOff, ErrUnsupportedVersion, "unsupported version %d", h.Version)
 	}
 	if h.Version >= 5 {
 		h.AddressSize = b.U8()
@@ -262,9 +256,13 @@ func parseEntries(b *buf.Reader, formats []EntryFormat, u dw.Unit, opts *Options
 		}
 	}
 	if width == 0 {
-		if count > maxZeroWidthEntries {
+		// An entry format without bytes (no formats, or only
+		// DW_FORM_flag_present and DW_FORM_implicit_const) lacks the
+		// DW_LNCT_path DWARF 5 requires. Allow as many entries as bytes
+		// remain, so that a few bytes cannot ask for a huge table.
+		if count > uint64(b.Len()) {
 			return nil, buf.Errorf(pkgName, sectionName, countOff, ErrLimit,
-				"%d %s entries of zero width", count, what)
+				"%d %s entries of zero width, more than the %d bytes left", count, what, b.Len())
 		}
 	} else if count > uint64(b.Len()/width) {
 		return nil, buf.Errorf(pkgName, sectionName, countOff, ErrTruncated,

@@ -1,0 +1,147 @@
+package linetable
+
+import (
+	"errors"
+	"io"
+	"testing"
+)
+
+// FuzzDecode decodes arbitrary bytes as a .debug_line section: every unit's
+// header, every row, the Table and its lookups, and every file path. The
+// input doubles as .debug_line_str and .debug_str so that string offsets
+// resolve to something. It checks that nothing panics or loops, that errors
+// are *DecodeErrors, and that the Table agrees with the stream.
+//
+// Seeds: the units under testdata/fuzz/FuzzDecode, assembled edge cases,
+// and the .debug_line sections of the ELF fixtures.
+func FuzzDecode(f *testing.F) {
+	for _, s := range assembledSeeds(f) {
+		f.Add(s, false)
+	}
+	for _, fx := range findFixtures(f) {
+		// Whole sections of the big fixtures slow every fuzz iteration
+		// down; their first units are as instructive.
+		d := fx.line
+		if len(d) > 64<<10 {
+			next, err := NextUnit(d, 0, &fx.opts)
+			if err != nil || next > 64<<10 {
+				continue
+			}
+			d = d[:next]
+		}
+		f.Add(d, fx.opts.BigEndian)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, big bool) {
+		opts := &Options{BigEndian: big, LineStr: data, Str: data,
+			StrX: func(i uint64) (string, error) {
+				if i&1 != 0 {
+					return "", errors.New("odd index")
+				}
+				return "strx", nil
+			}}
+		units := 0
+		for off, err := range Units(data, opts) {
+			if err != nil {
+				checkErr(t, err)
+				break
+			}
+			if units++; units > 64 {
+				break
+			}
+			decodeUnit(t, data, off, opts)
+		}
+	})
+}
+
+func checkErr(t *testing.T, err error) {
+	t.Helper()
+	var de *DecodeError
+	if !errors.As(err, &de) {
+		t.Fatalf("error %v (%T) is not a *DecodeError", err, err)
+	}
+	if de.Package != "linetable" || de.Section != ".debug_line" {
+		t.Fatalf("error %#v", de)
+	}
+}
+
+func decodeUnit(t *testing.T, data []byte, off uint64, opts *Options) {
+	r, err := NewReader(data, off, opts)
+	if err != nil {
+		checkErr(t, err)
+		if _, err2 := NewTable(data, off, opts); err2 == nil {
+			t.Fatalf("NewReader failed (%v) but NewTable did not", err)
+		}
+		return
+	}
+	h := r.Header()
+	if h.ProgramOffset > h.EndOffset || h.EndOffset > uint64(len(data)) || h.LineRange == 0 {
+		t.Fatalf("bad header %+v", h)
+	}
+	// Every row costs at least one opcode byte.
+	budget := h.EndOffset - h.ProgramOffset
+	var row Row
+	var rows []Row
+	for {
+		err = r.Next(&row)
+		if err != nil {
+			break
+		}
+		rows = append(rows, row)
+		if uint64(len(rows)) > budget {
+			t.Fatalf("%d rows from %d program bytes", len(rows), budget)
+		}
+	}
+	if err != io.EOF {
+		checkErr(t, err)
+	}
+	for i := range h.Files {
+		h.FilePath(uint64(i), "/comp")
+	}
+	tab, terr := NewTable(data, off, opts)
+	if tab == nil {
+		t.Fatalf("NewTable: nil table after a good header (%v)", terr)
+	}
+	if (terr == nil) != (err == io.EOF) {
+		t.Fatalf("NewTable error %v, Reader %v", terr, err)
+	}
+	if tab.Len() > len(rows) {
+		t.Fatalf("table has %d rows, stream %d", tab.Len(), len(rows))
+	}
+	for s := range tab.Sequences() {
+		if s.Low >= s.High {
+			t.Fatalf("sequence %#x-%#x kept", s.Low, s.High)
+		}
+	}
+	for i, r := range rows {
+		if i > 256 {
+			break
+		}
+		for _, pc := range []uint64{r.Address - 1, r.Address, r.Address + 1} {
+			got, ok := tab.Lookup(pc)
+			if ok && got.EndSequence {
+				t.Fatalf("Lookup(%#x) returned an end_sequence row", pc)
+			}
+		}
+	}
+}
+
+// assembledSeeds are small units for every version and format, with and
+// without DWARF 5 string forms.
+func assembledSeeds(tb testing.TB) [][]byte {
+	var seeds [][]byte
+	for _, v := range []uint16{2, 3, 4, 5} {
+		for _, d64 := range []bool{false, true} {
+			h := twoFileHeader(v)
+			h.Dwarf64 = d64
+			if v >= 4 {
+				h.MaxOpsPerInst = 1
+			}
+			asm, err := Assemble(&h, sampleRows(1), nil)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			seeds = append(seeds, asm.Line)
+		}
+	}
+	return seeds
+}

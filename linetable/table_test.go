@@ -1,0 +1,205 @@
+package linetable
+
+import (
+	"errors"
+	"testing"
+)
+
+func TestTableLookup(t *testing.T) {
+	asm := build(t, DefaultHeader(4), nil, func(a *Assembler) {
+		// Sequence B, written first: [0x2000, 0x2004).
+		a.SetAddress(0x2000)
+		a.AdvanceLine(99)
+		a.Copy()
+		a.AdvancePC(4)
+		a.EndSequence()
+		// Sequence A: [0x1000, 0x1010), two rows at 0x1000.
+		a.SetAddress(0x1000)
+		a.Copy() // line 1
+		a.AdvanceLine(1)
+		a.Copy() // line 2, same address: wins
+		a.AdvancePC(8)
+		a.AdvanceLine(1)
+		a.Copy() // line 3
+		a.AdvancePC(8)
+		a.EndSequence()
+		// Empty sequence (low == high): dropped.
+		a.SetAddress(0x5000)
+		a.EndSequence()
+		// Inverted sequence: dropped.
+		a.SetAddress(0x6000)
+		a.Copy()
+		a.SetAddress(0x5ff0)
+		a.EndSequence()
+		// Overlapping pair X [0x100, 0x200) and Y [0x150, 0x180).
+		a.SetAddress(0x100)
+		a.AdvanceLine(9) // line 10
+		a.Copy()
+		a.AdvancePC(0x100)
+		a.EndSequence()
+		a.SetAddress(0x150)
+		a.AdvanceLine(19) // line 20
+		a.Copy()
+		a.AdvancePC(0x30)
+		a.EndSequence()
+		// Never ended: dropped.
+		a.SetAddress(0x7000)
+		a.Copy()
+		a.AdvancePC(0x10)
+		a.Copy()
+	})
+	tab, err := NewTable(asm.Line, 0, asm.Options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		pc   uint64
+		line uint32 // 0: not found
+		end  uint64
+	}{
+		{0x0fff, 0, 0}, {0x1000, 2, 0x1008}, {0x1007, 2, 0x1008}, {0x1008, 3, 0x1010}, {0x100f, 3, 0x1010},
+		{0x1010, 0, 0}, {0x2000, 100, 0x2004}, {0x2003, 100, 0x2004}, {0x2004, 0, 0},
+		{0x5000, 0, 0}, {0x5ff0, 0, 0}, {0x6000, 0, 0}, {0x7000, 0, 0}, {0x7010, 0, 0},
+		// Overlap, LLVM's way: the sequence ending first answers, and a pc
+		// below its start is not found even though X covers it.
+		{0x160, 20, 0x180}, {0x190, 10, 0x200}, {0x120, 0, 0}, {0x100, 0, 0},
+		{0, 0, 0}, {1<<64 - 1, 0, 0},
+	}
+	for _, c := range cases {
+		row, ok := tab.Lookup(c.pc)
+		if ok != (c.line != 0) || row.Line != c.line {
+			t.Errorf("Lookup(%#x) = line %d, %v; want %d", c.pc, row.Line, ok, c.line)
+		}
+		if row.EndSequence {
+			t.Errorf("Lookup(%#x) returned an end_sequence row", c.pc)
+		}
+		_, end, ok := tab.LookupRange(c.pc)
+		if ok && end != c.end {
+			t.Errorf("LookupRange(%#x) end %#x, want %#x", c.pc, end, c.end)
+		}
+	}
+	var seqs [][2]uint64
+	rows := 0
+	for s := range tab.Sequences() {
+		seqs = append(seqs, [2]uint64{s.Low, s.High})
+		for r := range tab.Rows(s) {
+			rows++
+			if r.Address < s.Low || r.Address > s.High {
+				t.Errorf("row %+v outside %#x-%#x", r, s.Low, s.High)
+			}
+		}
+	}
+	want := [][2]uint64{{0x150, 0x180}, {0x100, 0x200}, {0x1000, 0x1010}, {0x2000, 0x2004}}
+	if len(seqs) != len(want) {
+		t.Fatalf("sequences %#x, want %#x", seqs, want)
+	}
+	for i := range want {
+		if seqs[i] != want[i] {
+			t.Errorf("sequences %#x, want %#x", seqs, want)
+		}
+	}
+	if rows != tab.Len() || rows != 2+2+4+2 {
+		t.Errorf("%d rows iterated, Len %d", rows, tab.Len())
+	}
+	if n := testing.AllocsPerRun(100, func() { tab.Lookup(0x1008) }); n != 0 {
+		t.Errorf("Lookup: %v allocations", n)
+	}
+}
+
+// TestTablePartial: a program that goes bad keeps the sequences that ended
+// before the error.
+func TestTablePartial(t *testing.T) {
+	asm := build(t, DefaultHeader(4), nil, func(a *Assembler) {
+		a.SetAddress(0x10)
+		a.Copy()
+		a.AdvancePC(4)
+		a.EndSequence()
+		a.Raw([]byte{byte(OpAdvancePC), 0x80}) // truncated LEB
+	})
+	tab, err := NewTable(asm.Line, 0, asm.Options())
+	if !errors.Is(err, ErrTruncated) || tab == nil {
+		t.Fatalf("NewTable = %v, %v", tab, err)
+	}
+	if _, ok := tab.Lookup(0x12); !ok {
+		t.Error("the complete sequence was lost")
+	}
+	if tab, err := NewTable(asm.Line[:10], 0, asm.Options()); tab != nil || err == nil {
+		t.Errorf("bad header: %v, %v", tab, err)
+	}
+}
+
+// TestTableFixtures compares Lookup with a linear scan over the Reader's
+// rows, at row addresses (every end_sequence and a sample of the others) and
+// one byte before and after.
+func TestTableFixtures(t *testing.T) {
+	for _, fx := range elfFixtures(t) {
+		for _, off := range unitOffsets(t, fx.line, &fx.opts) {
+			tab, err := NewTable(fx.line, off, &fx.opts)
+			if err != nil {
+				t.Fatalf("%s unit %#x: %v", fx.name, off, err)
+			}
+			r, _ := NewReader(fx.line, off, &fx.opts)
+			// Sequences as the Reader sees them.
+			type seq struct{ rows []Row }
+			var all []seq
+			var cur []Row
+			for row, err := range r.All() {
+				if err != nil {
+					t.Fatal(err)
+				}
+				cur = append(cur, row)
+				if row.EndSequence {
+					if cur[0].Address < row.Address {
+						all = append(all, seq{cur})
+					}
+					cur = nil
+				}
+			}
+			lookup := func(pc uint64) (Row, bool) {
+				// Among sequences holding pc, LLVM takes the one whose
+				// end is lowest (first in program order on ties).
+				var best *seq
+				for i := range all {
+					s := &all[i]
+					hi := s.rows[len(s.rows)-1].Address
+					if pc >= hi {
+						continue
+					}
+					if best == nil || hi < best.rows[len(best.rows)-1].Address {
+						best = s
+					}
+				}
+				if best == nil || pc < best.rows[0].Address {
+					return Row{}, false
+				}
+				var found Row
+				for _, r := range best.rows[:len(best.rows)-1] {
+					if r.Address <= pc {
+						found = r
+					}
+				}
+				return found, true
+			}
+			n := 0
+			for _, s := range all {
+				n += len(s.rows)
+			}
+			stride := max(n/500, 1) // the reference is slow; sample
+			i := 0
+			for _, s := range all {
+				for _, r := range s.rows {
+					if i++; i%stride != 0 && !r.EndSequence {
+						continue
+					}
+					for _, pc := range []uint64{r.Address - 1, r.Address, r.Address + 1} {
+						got, gok := tab.Lookup(pc)
+						want, wok := lookup(pc)
+						if got != want || gok != wok {
+							t.Fatalf("%s unit %#x: Lookup(%#x) = %+v, %v; want %+v, %v", fx.name, off, pc, got, gok, want, wok)
+						}
+					}
+				}
+			}
+		}
+	}
+}
