@@ -22,6 +22,54 @@ type Abbrev struct {
 	Tag      Tag
 	Children bool
 	Attrs    []AttrSpec // aliases the table's single spec array
+
+	// The encoded size of the attributes, when every form has a size
+	// fixed by the unit's format: constBytes plus nAddr addresses, nOff
+	// section offsets and nRefAddr DW_FORM_ref_addr values. Skipping such
+	// a DIE is one bounds check instead of a decode per attribute.
+	sized      bool // all forms fixed-size and no DW_AT_sibling to record
+	constBytes uint32
+	nAddr      uint16
+	nOff       uint16
+	nRefAddr   uint16
+}
+
+// size returns the attributes' encoded size in unit u (valid if a.sized).
+func (a *Abbrev) size(u *dw.Unit) uint64 {
+	os := uint64(4)
+	if u.Dwarf64 {
+		os = 8
+	}
+	ra := os
+	if u.Version <= 2 {
+		ra = uint64(u.AddrSize)
+	}
+	return uint64(a.constBytes) + uint64(a.nAddr)*uint64(u.AddrSize) + uint64(a.nOff)*os + uint64(a.nRefAddr)*ra
+}
+
+// classify fills the fixed-size summary of a.
+func (a *Abbrev) classify() {
+	a.sized = len(a.Attrs) <= math.MaxUint16
+	for _, s := range a.Attrs {
+		if s.Attr == AttrSibling {
+			a.sized = false
+		}
+		switch s.Form {
+		case dw.FormAddr:
+			a.nAddr++
+		case dw.FormStrp, dw.FormLineStrp, dw.FormSecOffset, dw.FormStrpSup, dw.FormGNURefAlt, dw.FormGNUStrpAlt:
+			a.nOff++
+		case dw.FormRefAddr:
+			a.nRefAddr++
+		case dw.FormFlagPresent, dw.FormImplicitConst:
+		default:
+			n := fixedSize(s.Form, &dw.Unit{})
+			if n == 0 {
+				a.sized = false
+			}
+			a.constBytes += uint32(n)
+		}
+	}
 }
 
 // AbbrevTable is the parsed abbreviation table at one .debug_abbrev offset.
@@ -130,6 +178,7 @@ func parseAbbrevs(r buf.Reader, off uint64) (*AbbrevTable, error) {
 	t := &AbbrevTable{list: make([]Abbrev, len(decls))}
 	for i, dc := range decls {
 		t.list[i] = Abbrev{Code: dc.code, Tag: dc.tag, Children: dc.children, Attrs: specs[dc.start:dc.end:dc.end]}
+		t.list[i].classify()
 	}
 	slices.SortStableFunc(t.list, func(a, b Abbrev) int {
 		switch {

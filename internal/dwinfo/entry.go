@@ -231,15 +231,10 @@ func (er *EntryReader) step(e *Entry) (bool, error) {
 	}
 	e.Offset, e.Tag, e.Children, e.Depth = off, ab.Tag, ab.Children, er.depth
 	e.abbrev, e.attrOff, e.sibling = ab, er.r.Offset(), 0
-	for i := range ab.Attrs {
-		s := &ab.Attrs[i]
-		if s.Attr == AttrSibling {
-			if v := dw.Read(&er.r, s.Form, er.u.form, s.Implicit); v.Class == dw.ClassRef {
-				e.sibling = er.u.Offset + v.U
-			}
-		} else if !skipFixed(&er.r, s.Form, &er.u.form) {
-			dw.Read(&er.r, s.Form, er.u.form, s.Implicit)
-		}
+	if ab.sized {
+		er.r.Skip(ab.size(&er.u.form))
+	} else {
+		er.skipAttrs(e, ab)
 	}
 	if err := er.r.Err(); err != nil {
 		return false, err
@@ -252,6 +247,20 @@ func (er *EntryReader) step(e *Entry) (bool, error) {
 		er.depth++
 	}
 	return true, nil
+}
+
+// skipAttrs moves past the attributes of a DIE, noting DW_AT_sibling.
+func (er *EntryReader) skipAttrs(e *Entry, ab *Abbrev) {
+	for i := range ab.Attrs {
+		s := &ab.Attrs[i]
+		if s.Attr == AttrSibling {
+			if v := dw.Read(&er.r, s.Form, er.u.form, s.Implicit); v.Class == dw.ClassRef {
+				e.sibling = er.u.Offset + v.U
+			}
+		} else if !skipFixed(&er.r, s.Form, &er.u.form) {
+			dw.Read(&er.r, s.Form, er.u.form, s.Implicit)
+		}
+	}
 }
 
 // SkipChildren moves past the subtree of e, which must be the entry the

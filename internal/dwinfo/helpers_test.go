@@ -14,6 +14,15 @@ import (
 // (colon-separated), which is how throwaway binaries are tried locally.
 func fixtures(t testing.TB) []string {
 	t.Helper()
+	out := fixturePaths()
+	if len(out) == 0 {
+		t.Skip("no fixtures under testdata/elf")
+	}
+	return out
+}
+
+// fixturePaths lists the fixtures, possibly none.
+func fixturePaths() []string {
 	var out []string
 	filepath.WalkDir("../../testdata/elf", func(p string, d os.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() {
@@ -23,9 +32,6 @@ func fixtures(t testing.TB) []string {
 	})
 	if x := os.Getenv("DWINFO_EXTRA"); x != "" {
 		out = append(out, strings.Split(x, ":")...)
-	}
-	if len(out) == 0 {
-		t.Skip("no fixtures under testdata/elf")
 	}
 	return out
 }

@@ -1,0 +1,147 @@
+package dwinfo
+
+import (
+	"io"
+	"testing"
+)
+
+// largest returns the fixture with the most .debug_info.
+func largest(tb testing.TB) Sections {
+	var best Sections
+	for _, p := range fixtures(tb) {
+		if s, _, ok := loadELF(tb, p); ok && len(s.Info) > len(best.Info) {
+			best = s
+		}
+	}
+	if best.Info == nil {
+		tb.Skip("no fixture with .debug_info")
+	}
+	return best
+}
+
+// walkEntries reads every DIE of every unit and the attributes of
+// subprograms and inlined subroutines (what package inline does).
+func walkEntries(tb testing.TB, d *Data, units []*Unit) int {
+	n := 0
+	var e Entry
+	var f Field
+	for _, u := range units {
+		er := u.Entries()
+		for {
+			err := er.Next(&e)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				tb.Fatal(err)
+			}
+			n++
+			if e.Tag == TagSubprogram || e.Tag == TagInlinedSubroutine {
+				it := u.Attrs(&e)
+				for it.Next(&f) {
+				}
+			}
+		}
+	}
+	return n
+}
+
+func loadUnits(tb testing.TB, d *Data) []*Unit {
+	hs, err := d.Headers()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var us []*Unit
+	for _, h := range hs {
+		u, err := d.LoadUnit(h)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		us = append(us, u)
+	}
+	return us
+}
+
+func TestEntriesAllocFree(t *testing.T) {
+	d := New(largest(t), nil)
+	us := loadUnits(t, d)
+	if a := testing.AllocsPerRun(5, func() { walkEntries(t, d, us) }); a != 0 {
+		t.Fatalf("walking DIEs allocates %v times", a)
+	}
+	ix := NewIndex(d)
+	ix.BuildAll()
+	if a := testing.AllocsPerRun(100, func() { ix.Lookup(0x1234) }); a != 0 {
+		t.Fatalf("Lookup allocates %v times", a)
+	}
+}
+
+func BenchmarkEntries(b *testing.B) {
+	s := largest(b)
+	d := New(s, nil)
+	us := loadUnits(b, d)
+	b.SetBytes(int64(len(s.Info)))
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		n = walkEntries(b, d, us)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/DIE")
+}
+
+func BenchmarkIndexBuild(b *testing.B) {
+	s := largest(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		ix := NewIndex(New(s, nil))
+		ix.BuildAll()
+	}
+}
+
+func BenchmarkLookup(b *testing.B) {
+	d := New(largest(b), nil)
+	ix := NewIndex(d)
+	ix.BuildAll()
+	var pcs []uint64
+	for _, t := range [][]ivl{ix.aranges, ix.units} {
+		for _, r := range t {
+			pcs = append(pcs, r.lo, (r.lo+r.hi)/2)
+		}
+	}
+	if len(pcs) == 0 {
+		b.Skip("empty index")
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		ix.Lookup(pcs[i%len(pcs)])
+		i++
+	}
+}
+
+// BenchmarkEntriesDebugDwarf is the baseline: Go's debug/dwarf reading
+// every entry (it decodes all attributes and allocates per entry).
+func BenchmarkEntriesDebugDwarf(b *testing.B) {
+	var path string
+	var size int
+	for _, p := range fixtures(b) {
+		if s, _, ok := loadELF(b, p); ok && len(s.Info) > size {
+			path, size = p, len(s.Info)
+		}
+	}
+	_, f, _ := loadELF(b, path)
+	gd, err := f.DWARF()
+	if err != nil {
+		b.Skip(err)
+	}
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	for b.Loop() {
+		r := gd.Reader()
+		for {
+			e, err := r.Next()
+			if err != nil || e == nil {
+				break
+			}
+		}
+	}
+}
