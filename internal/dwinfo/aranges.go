@@ -22,8 +22,10 @@ type ArangeReader struct {
 	setEnd   uint64 // end of the current set; 0 before the first
 	unit     uint64
 	addrSize int
+	setOff   uint64
+	inSet    bool
 	err      error
-	onSet    func(unit uint64) // called for each set header (the index records listed units)
+	onSetEnd func(unit uint64) // called when a set ends well (the index commits its tuples then)
 }
 
 // Aranges returns a reader over .debug_aranges.
@@ -31,37 +33,41 @@ func (d *Data) Aranges() ArangeReader {
 	return ArangeReader{r: d.reader(secAranges, d.s.Aranges)}
 }
 
-// Next fills a with the next tuple. Set terminators are not returned. It
-// returns io.EOF at the end of the section and a sticky *DecodeError on a
-// bad set header or a set that overruns the section.
+// Next fills a with the next tuple. Each set's final (0, 0) terminator is
+// not returned; a (0, 0) tuple before a set's end is, and reading goes on,
+// as in LLVM 14 (which warns about a "premature terminator"). It returns
+// io.EOF at the end of the section and a sticky *DecodeError on a bad set
+// header or a set that is not ended by a (0, 0) tuple.
 func (ar *ArangeReader) Next(a *Arange) error {
 	for ar.err == nil {
-		if ar.r.Offset() >= ar.setEnd || uint64(ar.r.Len()) < uint64(2*ar.addrSize) {
-			// Start the next set, skipping any unread tail (padding, or
-			// tuples after an early (0, 0) terminator) of this one.
-			ar.r.SetLimit(uint64(len(ar.r.Data())))
-			if ar.setEnd != 0 {
-				ar.r.Seek(ar.setEnd)
-			}
-			if ar.r.Len() == 0 {
-				ar.err = io.EOF
+		if ar.inSet {
+			tupleOff := ar.r.Offset()
+			if tupleOff >= ar.setEnd {
+				ar.err = buf.Errorf(pkg, secAranges, ar.setOff, ErrFormat, "address range set is not terminated by a (0, 0) tuple")
 				break
 			}
-			ar.err = ar.header()
-			continue
+			start := ar.r.Uint(ar.addrSize)
+			length := ar.r.Uint(ar.addrSize)
+			if err := ar.r.Err(); err != nil {
+				ar.err = err
+				break
+			}
+			if start == 0 && length == 0 && ar.r.Offset() == ar.setEnd {
+				ar.inSet = false
+				if ar.onSetEnd != nil {
+					ar.onSetEnd(ar.unit)
+				}
+				continue
+			}
+			a.Start, a.Length, a.Unit = start, length, ar.unit
+			return nil
 		}
-		start := ar.r.Uint(ar.addrSize)
-		length := ar.r.Uint(ar.addrSize)
-		if err := ar.r.Err(); err != nil {
-			ar.err = err
+		ar.r.SetLimit(uint64(len(ar.r.Data())))
+		if ar.r.Len() == 0 {
+			ar.err = io.EOF
 			break
 		}
-		if start == 0 && length == 0 {
-			ar.r.Seek(ar.setEnd) // the set's terminator
-			continue
-		}
-		a.Start, a.Length, a.Unit = start, length, ar.unit
-		return nil
+		ar.err = ar.header()
 	}
 	return ar.err
 }
@@ -107,9 +113,6 @@ func (ar *ArangeReader) header() error {
 		first = end - setOff
 	}
 	r.Seek(setOff + first)
-	ar.setEnd, ar.unit, ar.addrSize = end, unit, int(addrSize)
-	if ar.onSet != nil && r.Err() == nil {
-		ar.onSet(unit)
-	}
+	ar.setOff, ar.setEnd, ar.unit, ar.addrSize, ar.inSet = setOff, end, unit, int(addrSize), true
 	return r.Err()
 }

@@ -348,12 +348,22 @@ func TestArangesEdge(t *testing.T) {
 			b.Uint(as, 0x300).Uint(as, 0x0) // empty: returned, not indexed
 			b.Uint(as, 0).Uint(as, 0)
 			b.End(l)
-			l = b.BeginLength(false) // second set, one tuple, unterminated
+			l = b.BeginLength(false) // second set: a premature terminator
 			b.U16(2).U32(0x80).U8(uint8(as)).U8(0)
 			for (b.Len()-l.Offset())%(2*as) != 0 {
 				b.U8(0)
 			}
 			b.Uint(as, 0x108).Uint(as, 0x10)
+			b.Uint(as, 0).Uint(as, 0)
+			b.Uint(as, 0x400).Uint(as, 0x10)
+			b.Uint(as, 0).Uint(as, 0)
+			b.End(l)
+			l = b.BeginLength(false) // third set: unterminated, so ignored
+			b.U16(2).U32(0xc0).U8(uint8(as)).U8(0)
+			for (b.Len()-l.Offset())%(2*as) != 0 {
+				b.U8(0)
+			}
+			b.Uint(as, 0x500).Uint(as, 0x10)
 			b.End(l)
 			d := New(Sections{Aranges: b.Bytes(), BigEndian: true}, nil)
 			ar := d.Aranges()
@@ -363,18 +373,24 @@ func TestArangesEdge(t *testing.T) {
 			for err = ar.Next(&a); err == nil; err = ar.Next(&a) {
 				got = append(got, a)
 			}
-			want := []Arange{{0x100, 0x10, 0x40}, {0x300, 0, 0x40}, {0x108, 0x10, 0x80}}
-			if err != io.EOF || !slices.Equal(got, want) {
+			want := []Arange{{0x100, 0x10, 0x40}, {0x300, 0, 0x40}, {0x108, 0x10, 0x80}, {0, 0, 0x80}, {0x400, 0x10, 0x80}, {0x500, 0x10, 0xc0}}
+			if !errors.Is(err, ErrFormat) || !slices.Equal(got, want) {
 				t.Fatalf("64=%v as=%d: %x %v", dwarf64, as, got, err)
 			}
 			ix := NewIndex(d)
-			for pc, want := range map[uint64]uint64{0x100: 0x40, 0x10f: 0x40, 0x110: 0x80, 0x117: 0x80} {
+			for pc, want := range map[uint64]uint64{0x100: 0x40, 0x10f: 0x40, 0x110: 0x80, 0x117: 0x80, 0x40f: 0x80} {
 				if got, ok := ix.Lookup(pc); !ok || got != want {
 					t.Errorf("Lookup(%#x) = %#x %v, want %#x", pc, got, ok, want)
 				}
 			}
 			if _, ok := ix.Lookup(0x300); ok {
 				t.Errorf("empty range indexed")
+			}
+			if _, ok := ix.Lookup(0x500); ok {
+				t.Errorf("tuple of an unterminated set indexed")
+			}
+			if len(ix.Errors()) != 1 {
+				t.Errorf("errors: %v", ix.Errors())
 			}
 		}
 	}

@@ -50,11 +50,17 @@ type ivl struct {
 // the tier at the sets before it, as in LLVM; the error is kept in Errors.
 func NewIndex(d *Data) *Index {
 	ix := &Index{d: d, listed: make(map[uint64]struct{})}
-	var rs []span
+	// A set's tuples count only once the set ends well: LLVM parses a
+	// whole set before using it, and stops at the first bad one. Every
+	// good set names its unit, even with no tuples (the unit then
+	// contributes nothing).
+	var rs, pending []span
 	ar := d.Aranges()
-	// Every set names its unit, even one with no tuples (LLVM records each
-	// set's unit, so such a unit then contributes nothing).
-	ar.onSet = func(unit uint64) { ix.listed[unit] = struct{}{} }
+	ar.onSetEnd = func(unit uint64) {
+		ix.listed[unit] = struct{}{}
+		rs = append(rs, pending...)
+		pending = pending[:0]
+	}
 	var a Arange
 	for {
 		err := ar.Next(&a)
@@ -65,7 +71,7 @@ func NewIndex(d *Data) *Index {
 			ix.arErr = err
 			break
 		}
-		rs = appendSpan(rs, a.Unit, a.Start, a.Start+a.Length)
+		pending = appendSpan(pending, a.Unit, a.Start, a.Start+a.Length)
 	}
 	ix.aranges = construct(rs)
 	return ix

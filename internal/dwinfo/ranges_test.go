@@ -185,7 +185,7 @@ func TestIndexMatchesBruteForce(t *testing.T) {
 			var tier1, tier2 []span
 			listed := map[uint64]bool{}
 			ar := d.Aranges()
-			ar.onSet = func(u uint64) { listed[u] = true }
+			ar.onSetEnd = func(u uint64) { listed[u] = true }
 			var a Arange
 			for ar.Next(&a) == nil {
 				tier1 = appendSpan(tier1, a.Unit, a.Start, a.Start+a.Length)
