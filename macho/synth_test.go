@@ -360,3 +360,27 @@ func TestFat64(t *testing.T) {
 		}
 	}
 }
+
+func TestSymbolAtAllocs(t *testing.T) {
+	f := mustParse(t, "main.arm64")
+	var s Symbol
+	if n := testing.AllocsPerRun(100, func() {
+		for i := range f.NumSymbols() {
+			if err := f.SymbolAt(i, &s); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}); n != 0 {
+		t.Errorf("SymbolAt allocates %v per run", n)
+	}
+}
+
+func BenchmarkParse(b *testing.B) {
+	data := readFixture(b, "main.arm64")
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Parse(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
