@@ -145,3 +145,38 @@ func BenchmarkEntriesDebugDwarf(b *testing.B) {
 		}
 	}
 }
+
+// TestConcurrentUse exercises the lazy parts (units tier, unit and abbrev
+// caches) from several goroutines; run with -race.
+func TestConcurrentUse(t *testing.T) {
+	d := New(largest(t), nil)
+	ix := NewIndex(d)
+	hs, _ := d.Headers()
+	done := make(chan bool)
+	for g := range 4 {
+		go func() {
+			defer func() { done <- true }()
+			for i, h := range hs {
+				if (i+g)%2 == 0 {
+					ix.Lookup(h.Offset)
+				}
+				u, err := d.UnitAt(h.Offset)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if u2, _ := d.UnitAt(h.Offset); u2 != u {
+					t.Error("UnitAt not cached")
+				}
+			}
+			ix.Errors()
+		}()
+	}
+	for range 4 {
+		<-done
+	}
+	u, _ := d.UnitAt(hs[0].Offset)
+	if a := testing.AllocsPerRun(100, func() { d.UnitAt(u.Offset) }); a != 0 {
+		t.Errorf("cached UnitAt allocates %v", a)
+	}
+}

@@ -12,6 +12,7 @@
 //	for { var h dwinfo.Header; if err := ur.Next(&h); err != nil { break } }
 //	h, ok, err := d.UnitContaining(off) // header of the unit holding a .debug_info offset
 //	u, err := d.LoadUnit(h)             // header + root DIE (bases, name, low_pc, ...) + abbrevs
+//	u, err := d.UnitAt(off)             // the same, cached per unit offset (allocation-free when cached)
 //	er := u.Entries()                   // DIE reader, or u.EntriesAt(off)
 //	var e dwinfo.Entry
 //	for er.Next(&e) == nil {            // io.EOF at the unit's end; null entries are not returned

@@ -18,9 +18,18 @@ type Data struct {
 	abbrevMu sync.Mutex
 	abbrevs  map[uint64]*abbrevSlot
 
+	unitMu sync.Mutex
+	units  map[uint64]*unitSlot
+
 	hdrOnce sync.Once
 	hdrs    []Header
 	hdrErr  error
+}
+
+type unitSlot struct {
+	once sync.Once
+	u    *Unit
+	err  error
 }
 
 type abbrevSlot struct {
@@ -31,7 +40,7 @@ type abbrevSlot struct {
 
 // New returns a Data over s. opts may be nil. It decodes nothing.
 func New(s Sections, opts *Options) *Data {
-	d := &Data{s: s, maxDepth: DefaultMaxDepth, abbrevs: make(map[uint64]*abbrevSlot)}
+	d := &Data{s: s, maxDepth: DefaultMaxDepth, abbrevs: make(map[uint64]*abbrevSlot), units: make(map[uint64]*unitSlot)}
 	if opts != nil && opts.MaxDepth > 0 {
 		d.maxDepth = opts.MaxDepth
 	}
@@ -216,4 +225,26 @@ func (d *Data) UnitContaining(off uint64) (Header, bool, error) {
 		return hs[lo], true, nil
 	}
 	return Header{}, false, err
+}
+
+// UnitAt returns the loaded unit whose header is at .debug_info offset off
+// (as Index.Lookup reports), decoding it on first use and caching it, with
+// its error, for the life of d. After the first call for an offset it
+// costs one map lookup and allocates nothing.
+func (d *Data) UnitAt(off uint64) (*Unit, error) {
+	d.unitMu.Lock()
+	s := d.units[off]
+	if s == nil {
+		s = new(unitSlot)
+		d.units[off] = s
+	}
+	d.unitMu.Unlock()
+	s.once.Do(func() {
+		h, err := d.HeaderAt(off)
+		if err == nil {
+			s.u, err = d.LoadUnit(h)
+		}
+		s.err = err
+	})
+	return s.u, s.err
 }
