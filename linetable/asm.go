@@ -641,7 +641,9 @@ func (a *Assembler) maxOps() uint64 {
 // DW_LNS_advance_pc, DW_LNS_fixed_advance_pc or DW_LNE_set_address for the
 // address and DW_LNS_advance_line for the line, with set_file, set_column,
 // negate_stmt, set_isa, set_discriminator and the flag opcodes only where a
-// register differs. Only standard opcodes below opcode_base are used.
+// register differs. Only standard opcodes below opcode_base are used, with
+// their DWARF operands whatever standard_opcode_lengths declares (as
+// decoders that know them read them).
 //
 // A row list is encodable when:
 //   - it is empty or ends with an EndSequence row, and each sequence is the
