@@ -308,5 +308,8 @@ func parseNumber(s string) (uint64, bool) {
 		return 0, false
 	}
 	v, err := strconv.ParseUint(s, base, 64)
-	return v, err == nil
+	if err != nil {
+		return 0, false
+	}
+	return v, true
 }
