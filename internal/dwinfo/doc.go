@@ -25,8 +25,13 @@
 //		er.SkipChildren(&e)             // skip e's subtree (DW_AT_sibling when present)
 //	}
 //	ix := dwinfo.NewIndex(d)            // PC -> unit offset, like llvm-symbolizer 14
-//	off, ok := ix.Lookup(pc)
+//	off, ok := ix.Lookup(pc)            // O(log n), allocation-free; then d.UnitAt(off)
 //	ar := d.Aranges()                   // raw .debug_aranges tuples
+//	rr := d.RangeList(off, v5, asz, base, addrBase) // a range list by hand
+//
+// The index is two-tier and lazy: NewIndex reads only .debug_aranges; the
+// walk over unit headers and unit DIEs happens on the first PC the aranges
+// miss. See Index for the one (tiny) deviation from LLVM this implies.
 //
 // # Robustness
 //

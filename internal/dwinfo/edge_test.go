@@ -18,7 +18,7 @@ type synth struct {
 	cuDIE, subDIE, inlDIE, varDIE, after uint64
 }
 
-func buildSynth(t *testing.T, dwarf64, big bool) synth {
+func buildSynth(t testing.TB, dwarf64, big bool) synth {
 	t.Helper()
 	var s synth
 	os := 4

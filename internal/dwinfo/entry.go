@@ -1,6 +1,7 @@
 package dwinfo
 
 import (
+	"bytes"
 	"io"
 
 	"github.com/symbolize-go/symbolize/internal/buf"
@@ -431,12 +432,16 @@ func (u *Unit) String(v dw.Value) ([]byte, error) {
 	return nil, buf.Errorf(pkg, secInfo, u.Offset, ErrFormat, "value of class %d is not a string", v.Class)
 }
 
+// cstr returns the NUL-terminated string at off. It uses bytes.IndexByte
+// rather than a byte loop: a hostile string section without NULs makes
+// every lookup scan to its end.
 func cstr(data []byte, sec string, off uint64) ([]byte, error) {
-	b, ok := buf.CStringAt(data, off)
-	if !ok {
-		return nil, buf.Errorf(pkg, sec, off, ErrTruncated, "no string at offset")
+	if off < uint64(len(data)) {
+		if i := bytes.IndexByte(data[off:], 0); i >= 0 {
+			return data[off : off+uint64(i) : off+uint64(i)], nil
+		}
 	}
-	return b, nil
+	return nil, buf.Errorf(pkg, sec, off, ErrTruncated, "no string at offset")
 }
 
 // mulAdd returns base + i*size and whether it did not overflow.
