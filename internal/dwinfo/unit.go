@@ -47,8 +47,8 @@ func New(s Sections, opts *Options) *Data {
 	return d
 }
 
-// Sections returns the sections d reads.
-func (d *Data) Sections() *Sections { return &d.s }
+// Sections returns the sections d reads (the slices alias them).
+func (d *Data) Sections() Sections { return d.s }
 
 func (d *Data) reader(section string, data []byte) buf.Reader {
 	return buf.New(pkg, section, data, d.s.BigEndian)
