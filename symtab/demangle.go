@@ -37,6 +37,11 @@ var (
 // Demangle returns the human-readable form of a linkage name in the given
 // style, or name itself when it is not a mangled name or does not parse.
 // It allocates; call it once per printed frame, not per lookup.
+//
+// There is no short (parameter-less) form: llvm-symbolizer 14's
+// --functions=short prints DWARF's DW_AT_name and ignores the symbol table
+// altogether (a binary without DWARF prints "??"), so it is not a
+// demangling of linkage names.
 func Demangle(name string, style Style) string {
 	if style == StyleGNU {
 		if strings.HasPrefix(name, "___Z") {
