@@ -1,6 +1,8 @@
 package elfx
 
 import (
+	"fmt"
+	"time"
 	"bytes"
 	"debug/elf"
 	"os"
@@ -36,6 +38,7 @@ func FuzzOpen(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		defer watchdog(fmt.Sprintf("%x", data))()
 		file, err := NewBytes(data, nil)
 		if err != nil {
 			return
@@ -74,6 +77,7 @@ func FuzzDecompress(f *testing.F) {
 	f.Add(uint8(CompressZstd), uint64(0), uint64(1), zstdRaw(nil))
 	f.Fuzz(func(t *testing.T, kind uint8, declared, n uint64, payload []byte) {
 		c := Compression(kind%3 + 1)
+		defer watchdog(fmt.Sprintf("kind=%d declared=%d n=%d payload=%x", kind, declared, n, payload))()
 		var sec []byte
 		switch c {
 		case CompressZlib:
@@ -113,4 +117,20 @@ func payloadStart(c Compression) int {
 		return 12
 	}
 	return 0
+}
+
+// watchdog crashes the fuzz worker, printing what, if the input takes
+// longer than any sane one could (the machine may be loaded, hence the
+// margin): the fuzzer then records the input as a crasher, which it does
+// not do for a plain hang. Call the returned func when done.
+func watchdog(what string) func() {
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			panic("input hangs: " + what)
+		}
+	}()
+	return func() { close(done) }
 }
