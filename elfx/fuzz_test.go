@@ -1,13 +1,13 @@
 package elfx
 
 import (
-	"fmt"
-	"time"
 	"bytes"
 	"debug/elf"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // fuzzSeedMax keeps fixture seeds small enough for the fuzzer to mutate
