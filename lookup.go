@@ -59,6 +59,11 @@ func (b *Binary) AppendFrames(dst []Frame, pc uint64) ([]Frame, error) {
 			if b.opts.FunctionNames == NamesLinkage {
 				out.Function = m.Name
 				out.StartAddress, out.HasStartAddress = m.Start, true
+				if out.File == "" {
+					// No line table answered: llvm-symbolizer names
+					// the local symbol's STT_FILE instead.
+					out.File = m.File
+				}
 			}
 		}
 	}

@@ -224,6 +224,7 @@ func elfBind(b uint8) Bind {
 func ReadELF(symtab, strtab []byte, opts ELFOptions) ([]Symbol, error) {
 	r := NewELFReader(symtab, strtab, opts)
 	syms := make([]Symbol, 0, r.Len())
+	file := ""
 	for {
 		var s Symbol
 		err := r.Next(&s)
@@ -232,6 +233,12 @@ func ReadELF(symtab, strtab []byte, opts ELFOptions) ([]Symbol, error) {
 		}
 		if err != nil {
 			return syms, err
+		}
+		switch {
+		case s.Kind == KindFile:
+			file = s.Name
+		case s.Bind == BindLocal:
+			s.File = file
 		}
 		syms = append(syms, s)
 	}

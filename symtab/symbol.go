@@ -21,6 +21,11 @@ type Symbol struct {
 	// ARM mapping symbols ($a, $t, $d), AArch64 ones ($x, $d), and RISC-V
 	// nameless labels. LLVM calls these SF_FormatSpecific.
 	Marker bool
+	// File is, for an ELF local symbol, the name of the last STT_FILE
+	// symbol before it in its table (the source file it came from), as
+	// llvm-symbolizer reports when no line table covers an address; "" for
+	// others.
+	File string
 }
 
 // Kind is what a symbol names, from ELF's STT_* types.

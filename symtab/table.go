@@ -24,6 +24,7 @@ const blockLen = 64
 
 type entry struct {
 	name string
+	file string
 	size uint64
 	kind Kind
 }
@@ -35,6 +36,7 @@ type Match struct {
 	Size   uint64 // its size; 0 when the producer gave none
 	Offset uint64 // the looked-up address minus Start
 	Kind   Kind
+	File   string // for ELF local symbols, the STT_FILE name before it; see Symbol.File
 }
 
 // AppendText appends "name+0x1c" (the offset in hex, always present) to dst.
@@ -96,7 +98,7 @@ func New(syms []Symbol) *Table {
 		}
 		s := &syms[k.i]
 		t.addrs = append(t.addrs, s.Addr)
-		t.ents = append(t.ents, entry{name: s.Name, size: s.Size, kind: s.Kind})
+		t.ents = append(t.ents, entry{name: s.Name, file: s.File, size: s.Size, kind: s.Kind})
 	}
 	t.top = make([]uint64, 0, (n+blockLen-1)/blockLen)
 	for i := 0; i < n; i += blockLen {
@@ -123,7 +125,7 @@ func (t *Table) Len() int { return len(t.addrs) }
 // At returns the i'th symbol in address order (Offset 0), for 0 <= i < Len.
 func (t *Table) At(i int) Match {
 	e := &t.ents[i]
-	return Match{Name: e.name, Start: t.addrs[i], Size: e.size, Kind: e.kind}
+	return Match{Name: e.name, Start: t.addrs[i], Size: e.size, Kind: e.kind, File: e.file}
 }
 
 // Lookup returns the symbol covering pc: the one with the greatest start
@@ -155,7 +157,7 @@ func (t *Table) Lookup(pc uint64) (Match, bool) {
 	if e.size != 0 && pc-start >= e.size {
 		return Match{}, false
 	}
-	return Match{Name: e.name, Start: start, Size: e.size, Offset: pc - start, Kind: e.kind}, true
+	return Match{Name: e.name, Start: start, Size: e.size, Offset: pc - start, Kind: e.kind, File: e.file}, true
 }
 
 // upper returns the number of leading elements of the sorted a that are
