@@ -45,6 +45,16 @@ func (c *moduleCache) get(name string) (*module, error) {
 	}
 	m := &module{}
 	m.bin, m.err = symbolize.Open(name, &c.opts)
+	if m.err != nil && !c.opts.NoDebugFile && hasELFMagic(name) {
+		// A separate debug file that cannot be used (a build-ID mismatch,
+		// say) must not stop the binary's own symbols from answering, as
+		// in llvm-symbolizer.
+		o := c.opts
+		o.NoDebugFile = true
+		if b, err := symbolize.Open(name, &o); err == nil {
+			m.bin, m.err = b, nil
+		}
+	}
 	if m.err != nil {
 		m.err = errors.New(llvmMessage(name, m.err))
 	}
