@@ -258,10 +258,7 @@ func (s *Section) finish(b []byte, err error) {
 // reader that neither progresses nor fails cannot hang us.
 const maxStalls = 100
 
-// inflate decompresses until out holds want bytes (want <= Size). The
-// buffer grows geometrically from a guess of 8x the compressed size rather
-// than to the declared size at once, so a lying header costs only what the
-// stream really produces.
+// inflate decompresses until out holds want bytes (want <= Size).
 func (s *Section) inflate(want uint64) error {
 	if s.stream == nil {
 		r, err := s.openStream()
@@ -270,16 +267,26 @@ func (s *Section) inflate(want uint64) error {
 		}
 		s.stream = r
 	}
+	// A prefix is inflated in chunks of what is still wanted plus a
+	// little, not to the end of the buffer, so Prefix(64) of a huge
+	// section costs one chunk.
+	const chunk = 64 << 10
 	stalls := 0
 	for uint64(len(s.out)) < want {
 		if len(s.out) == cap(s.out) {
-			c := max(uint64(2*cap(s.out)), 64<<10, 8*s.payloadLen)
+			// Trust the declared size only as far as 16x the
+			// compressed size: real DWARF inflates by less, so this
+			// is usually the only allocation, while a lying header
+			// costs no more than the stream really produces.
+			c := max(uint64(2*cap(s.out)), chunk, min(want, 16*s.payloadLen))
 			c = min(c, s.Size)
 			nb := make([]byte, len(s.out), c)
 			copy(nb, s.out)
 			s.out = nb
 		}
-		m, err := s.stream.Read(s.out[len(s.out):cap(s.out)])
+		end := uint64(len(s.out)) + max(want-uint64(len(s.out)), chunk)
+		end = min(end, uint64(cap(s.out)))
+		m, err := s.stream.Read(s.out[len(s.out):end])
 		s.out = s.out[:len(s.out)+m]
 		switch {
 		case err == io.EOF:
