@@ -1,11 +1,14 @@
 package symbolize
 
 import (
+	"cmp"
 	"debug/elf"
+	"slices"
 	"sync"
 	"sync/atomic"
 
 	"github.com/symbolize-go/symbolize/elfx"
+	"github.com/symbolize-go/symbolize/inline"
 	"github.com/symbolize-go/symbolize/internal/dw"
 	"github.com/symbolize-go/symbolize/internal/dwinfo"
 	"github.com/symbolize-go/symbolize/linetable"
@@ -22,11 +25,14 @@ type Binary struct {
 	bin    *elfx.File
 	dbg    *elfx.File // separate debug file, or nil
 	opts   Options
+	code   [][2]uint64 // sorted code section ranges; nil if unknown
 	closed atomic.Bool
 
 	dwarfOnce sync.Once
 	dwarf     *dwarfState // nil when the file has no usable DWARF
 	dwarfErr  error
+
+	warns warnList
 
 	symOnce sync.Once
 	syms    *symtab.Table
@@ -34,7 +40,46 @@ type Binary struct {
 }
 
 func newBinary(path string, bin, dbg *elfx.File, o Options) *Binary {
-	return &Binary{path: path, bin: bin, dbg: dbg, opts: o}
+	return &Binary{path: path, bin: bin, dbg: dbg, opts: o, code: codeRanges(bin)}
+}
+
+// codeRanges returns the sorted address ranges of an executable's or
+// shared object's code sections, or nil when that is unknown (relocatable
+// objects, files without section headers).
+func codeRanges(f *elfx.File) [][2]uint64 {
+	if f.Type != elf.ET_EXEC && f.Type != elf.ET_DYN {
+		return nil
+	}
+	var r [][2]uint64
+	for _, s := range f.Sections {
+		const want = elf.SHF_ALLOC | elf.SHF_EXECINSTR
+		if s.Flags&want == want && s.Type != elf.SHT_NOBITS && s.FileSize > 0 {
+			r = append(r, [2]uint64{s.Addr, s.Addr + s.FileSize})
+		}
+	}
+	slices.SortFunc(r, func(a, b [2]uint64) int { return cmp.Compare(a[0], b[0]) })
+	return r
+}
+
+// inCode reports whether pc may be code: inside an executable section, or
+// anywhere when the sections are unknown. DWARF answers only such PCs: GNU
+// ld leaves the DWARF of sections removed by --gc-sections at address 0
+// (a tombstone), and llvm-symbolizer 14 wrongly resolves low PCs to those
+// dead functions.
+func (b *Binary) inCode(pc uint64) bool {
+	if b.code == nil {
+		return true
+	}
+	i, _ := slices.BinarySearchFunc(b.code, pc, func(r [2]uint64, pc uint64) int {
+		if r[1] <= pc {
+			return -1
+		}
+		if r[0] > pc {
+			return 1
+		}
+		return 0
+	})
+	return i < len(b.code) && b.code[i][0] <= pc && pc < b.code[i][1]
 }
 
 // Path returns the path the binary was opened from.
@@ -45,6 +90,15 @@ func (b *Binary) DebugFile() *elfx.File { return b.dbg }
 
 // ELF returns the binary itself.
 func (b *Binary) ELF() *elfx.File { return b.bin }
+
+// Warnings returns problems met so far in debug information that was still
+// usable (a unit whose DIE walk stopped early, a line table that did not
+// decode), each a *DecodeError naming section and offset; at most 64.
+func (b *Binary) Warnings() []error {
+	b.warns.mu.Lock()
+	defer b.warns.mu.Unlock()
+	return append([]error(nil), b.warns.list...)
+}
 
 // Close releases the files. Lookups after Close return ErrClosed; Close
 // must not run while lookups are in flight.
@@ -79,6 +133,7 @@ type dwarfState struct {
 	str     []byte
 	big     bool
 	units   sync.Map // .debug_info offset -> *unitState
+	warns   *warnList
 }
 
 // loadDWARF decompresses the sections symbolication needs, both cores at a
@@ -115,34 +170,62 @@ func (b *Binary) loadDWARF() (*dwarfState, error) {
 			Addr: out[5], Ranges: out[6], Rnglists: out[7], Aranges: out[8], BigEndian: big,
 		}, nil)
 		b.dwarf = &dwarfState{data: d, index: dwinfo.NewIndex(d), line: out[9],
-			lineStr: out[3], str: out[2], big: big}
+			lineStr: out[3], str: out[2], big: big, warns: &b.warns}
 	})
 	return b.dwarf, b.dwarfErr
 }
 
-// unitState is one compilation unit's lazily built lookup structures.
+// unitState is one compilation unit's lazily built lookup structures. The
+// line table is built apart from the inline index because building one
+// unit's inline index may need another unit's line table (gcc LTO keeps
+// abstract origins in units of their own).
 type unitState struct {
-	once    sync.Once
-	unit    *dwinfo.Unit
-	lines   *linetable.Table
-	files   []string // resolved path of each file index of the line table ("" if invalid)
-	compDir string
-	funcs   *funcIndex
-	err     error
+	lineOnce sync.Once
+	unit     *dwinfo.Unit
+	lines    *linetable.Table
+	compDir  string
+	lineErr  error
+
+	inlOnce sync.Once
+	inl     *inline.Index
+	inlErr  error
 }
 
-// unit returns the loaded unit at .debug_info offset off.
-func (s *dwarfState) unit(off uint64) (*unitState, error) {
+// unitLines returns the unit at .debug_info offset off with its line table.
+func (s *dwarfState) unitLines(off uint64) (*unitState, error) {
 	v, ok := s.units.Load(off)
 	if !ok {
 		v, _ = s.units.LoadOrStore(off, new(unitState))
 	}
 	us := v.(*unitState)
-	us.once.Do(func() { us.err = s.loadUnit(us, off) })
-	return us, us.err
+	us.lineOnce.Do(func() { us.lineErr = s.loadLines(us, off) })
+	return us, us.lineErr
 }
 
-func (s *dwarfState) loadUnit(us *unitState, off uint64) error {
+// unit returns the unit at off with its line table and inline index.
+func (s *dwarfState) unit(off uint64) (*unitState, error) {
+	us, err := s.unitLines(off)
+	if err != nil {
+		return nil, err
+	}
+	us.inlOnce.Do(func() {
+		opts := &inline.Options{LineTable: func(u *dwinfo.Unit) *linetable.Table {
+			if o, err := s.unitLines(u.Offset); err == nil {
+				return o.lines
+			}
+			return nil
+		}}
+		// Build returns a usable (possibly partial) index even with an
+		// error; the error is kept as a warning.
+		us.inl, us.inlErr = inline.Build(s.data, us.unit, us.lines, opts)
+		if us.inlErr != nil {
+			s.warn(us.inlErr)
+		}
+	})
+	return us, nil
+}
+
+func (s *dwarfState) loadLines(us *unitState, off uint64) error {
 	h, err := s.data.HeaderAt(off)
 	if err != nil {
 		return err
@@ -153,42 +236,45 @@ func (s *dwarfState) loadUnit(us *unitState, off uint64) error {
 	}
 	us.unit = u
 	us.compDir = string(u.Root.CompDir)
-	if u.Root.HasStmt {
-		opts := &linetable.Options{
-			BigEndian:   s.big,
-			LineStr:     s.lineStr,
-			Str:         s.str,
-			AddressSize: h.AddrSize,
-			StrX: func(i uint64) (string, error) {
-				b, err := u.String(dw.Value{Class: dw.ClassStrx, U: i})
-				return string(b), err
-			},
-		}
-		lt, err := linetable.NewTable(s.line, u.Root.StmtList, opts)
-		if err != nil {
-			return err
-		}
-		us.lines = lt
-		hdr := lt.Header()
-		us.files = make([]string, len(hdr.Files))
-		for i := range hdr.Files {
-			us.files[i], _ = hdr.FilePath(uint64(i), us.compDir)
-		}
+	if !u.Root.HasStmt {
+		return nil
 	}
-	fi, err := buildFuncIndex(u)
+	opts := &linetable.Options{
+		BigEndian:   s.big,
+		LineStr:     s.lineStr,
+		Str:         s.str,
+		AddressSize: h.AddrSize,
+		StrX: func(i uint64) (string, error) {
+			b, err := u.String(dw.Value{Class: dw.ClassStrx, U: i})
+			return string(b), err
+		},
+	}
+	lt, err := linetable.NewTable(s.line, u.Root.StmtList, opts)
 	if err != nil {
-		return err
+		// LLVM goes on without the line table; so do we, and say why.
+		s.warn(err)
+		return nil
 	}
-	us.funcs = fi
+	us.lines = lt
 	return nil
 }
 
-// fileName returns the path of line-table file index i, or "".
-func (us *unitState) fileName(i uint64) string {
-	if i < uint64(len(us.files)) {
-		return us.files[i]
+// maxWarnings bounds the warnings a Binary keeps.
+const maxWarnings = 64
+
+// warnList collects warnings; safe for concurrent use.
+type warnList struct {
+	mu   sync.Mutex
+	list []error
+}
+
+func (s *dwarfState) warn(err error) {
+	w := s.warns
+	w.mu.Lock()
+	if len(w.list) < maxWarnings {
+		w.list = append(w.list, err)
 	}
-	return ""
+	w.mu.Unlock()
 }
 
 // symbols returns the symbol table llvm-symbolizer would read, improved

@@ -3,27 +3,11 @@ package symbolize
 import (
 	"sync"
 
+	"github.com/symbolize-go/symbolize/inline"
 	"github.com/symbolize-go/symbolize/symtab"
 )
 
-// fnFrame is one entry of a unit's inline chain for an address, innermost
-// first: the subprogram or inlined subroutine DIE that covers it.
-type fnFrame struct {
-	Name      string // linkage name preferred, through origins and specifications
-	ShortName string // DW_AT_name
-	DeclFile  string // resolved declaration file
-	DeclLine  uint32
-	Low       uint64 // DW_AT_low_pc, when HasLow
-	HasLow    bool
-	// Where this frame was called from (DW_AT_call_*), giving the location
-	// of the next frame out. Valid for inlined subroutines.
-	CallFile          string
-	CallLine          uint32
-	CallColumn        uint32
-	CallDiscriminator uint32
-}
-
-var chainPool = sync.Pool{New: func() any { s := make([]fnFrame, 0, 16); return &s }}
+var chainPool = sync.Pool{New: func() any { s := make([]inline.Frame, 0, 16); return &s }}
 
 // AppendFrames appends the frames of pc to dst, innermost first (one frame
 // unless Options.Inlines), and returns the extended slice. An address that
@@ -87,6 +71,9 @@ func (b *Binary) AppendFrames(dst []Frame, pc uint64) ([]Frame, error) {
 // it; else the inline chain (or its single llvm-symbolizer --no-inlines
 // summary) with the line table's location on the innermost frame.
 func (b *Binary) appendDWARF(dst []Frame, pc uint64) ([]Frame, error) {
+	if !b.inCode(pc) {
+		return dst, nil
+	}
 	s, err := b.loadDWARF()
 	if s == nil {
 		return dst, err
@@ -99,58 +86,38 @@ func (b *Binary) appendDWARF(dst []Frame, pc uint64) ([]Frame, error) {
 	if err != nil {
 		return dst, err
 	}
-	var loc Frame
-	hasRow := false
-	if us.lines != nil {
-		if row, ok := us.lines.Lookup(pc); ok {
-			hasRow = true
-			loc.File = us.fileName(uint64(row.File))
-			loc.Line, loc.Column, loc.Discriminator = row.Line, row.Column, row.Discriminator
-		}
-	}
-	cp := chainPool.Get().(*[]fnFrame)
-	chain := (*cp)[:0]
-	if us.funcs != nil {
-		chain = us.funcs.appendChain(chain, pc)
-	}
-	defer func() { *cp = chain[:0]; chainPool.Put(cp) }()
-
-	if len(chain) == 0 {
-		if !hasRow {
-			return dst, nil
-		}
-		loc.Source = SourceDWARF
-		return append(dst, loc), nil
-	}
+	cp := chainPool.Get().(*[]inline.Frame)
+	chain := us.inl.AppendChain((*cp)[:0], pc)
 	last := len(chain)
-	if !b.opts.Inlines {
+	if last > 1 && !b.opts.Inlines {
 		// llvm-symbolizer 14 --no-inlines names the frame after the
-		// innermost DIE (the symbol table then renames it) and takes its
-		// declaration line and low_pc.
+		// innermost DIE (the symbol table then renames it when asked for
+		// linkage names) and takes its declaration line and low_pc.
 		last = 1
 	}
 	for i := 0; i < last; i++ {
 		fn := &chain[i]
 		f := Frame{
-			DWARFName:       fn.Name,
 			Function:        fn.Name,
-			StartFile:       fn.DeclFile,
-			StartLine:       fn.DeclLine,
-			StartAddress:    fn.Low,
-			HasStartAddress: fn.HasLow,
+			DWARFName:       fn.Name,
+			File:            fn.File,
+			Line:            fn.Line,
+			Column:          fn.Column,
+			Discriminator:   fn.Discriminator,
+			StartFile:       fn.StartFile,
+			StartLine:       fn.StartLine,
+			StartAddress:    fn.StartAddress,
+			HasStartAddress: fn.HasStartAddress,
+			CompDir:         us.compDir,
 			Inlined:         i+1 < last,
 			Source:          SourceDWARF,
 		}
 		if b.opts.FunctionNames == NamesShort {
 			f.Function = fn.ShortName
 		}
-		if i == 0 {
-			f.File, f.Line, f.Column, f.Discriminator = loc.File, loc.Line, loc.Column, loc.Discriminator
-		} else {
-			in := &chain[i-1]
-			f.File, f.Line, f.Column, f.Discriminator = in.CallFile, in.CallLine, in.CallColumn, in.CallDiscriminator
-		}
 		dst = append(dst, f)
 	}
+	*cp = chain[:0]
+	chainPool.Put(cp)
 	return dst, nil
 }

@@ -76,6 +76,10 @@ type Frame struct {
 	Column        uint32 // 0 when unknown
 	Discriminator uint32
 
+	// CompDir is the compilation directory of the unit that answered
+	// (what llvm-symbolizer --relativenames strips).
+	CompDir string
+
 	StartFile       string // the function's declaration file
 	StartLine       uint32 // the function's declaration line (DW_AT_decl_line)
 	StartAddress    uint64 // the function's (or inlined copy's) first address
