@@ -37,11 +37,15 @@ import (
 //
 // A Reader is not safe for concurrent use; its Header must not be modified.
 type Reader struct {
-	h      Header
-	b      buf.Reader // limited to the unit, at the next opcode
-	nfiles int        // len(h.Files) after the header, restored by Reset
+	h Header
+	// b reads every operand and records every error; it is limited to
+	// the unit. The hot loop fetches opcode bytes from p at off itself
+	// and moves b there only before handing it an opcode's operands.
+	b      buf.Reader
+	p      []byte // the section up to the unit's end: b.Data()[:b.Limit()]
+	off    int    // the next opcode
+	nfiles int    // len(h.Files) after the header, restored by Reset
 	st     Row        // the state-machine registers
-	done   bool       // io.EOF reached
 
 	// Derived from the header once, so that the hot loop neither divides
 	// nor branches on the version.
@@ -75,6 +79,8 @@ func (r *Reader) init(data []byte, off uint64, opts *Options) error {
 		return err
 	}
 	h := &r.h
+	r.p = r.b.Data()[:r.b.Limit()]
+	r.off = int(r.b.Offset())
 	r.nfiles = len(h.Files)
 	r.minInst = uint64(h.MinInstLength)
 	r.maxOps = uint64(max(h.MaxOpsPerInst, 1))
@@ -93,7 +99,7 @@ func (r *Reader) init(data []byte, off uint64, opts *Options) error {
 func (r *Reader) Header() *Header { return &r.h }
 
 // Offset returns the absolute .debug_line offset of the next opcode.
-func (r *Reader) Offset() uint64 { return r.b.Offset() }
+func (r *Reader) Offset() uint64 { return uint64(r.off) }
 
 // Reset moves the Reader back to the first opcode of the program and drops
 // the files DW_LNE_define_file added.
@@ -104,8 +110,8 @@ func (r *Reader) Reset() {
 		r.b.SetLimit(r.h.EndOffset)
 	}
 	r.b.Seek(r.h.ProgramOffset)
+	r.off = int(r.h.ProgramOffset)
 	r.h.Files = r.h.Files[:r.nfiles]
-	r.done = false
 	r.resetRegs()
 }
 
@@ -134,13 +140,18 @@ func (r *Reader) advance(opAdv uint64) {
 // the unit, and a *DecodeError if the program is malformed; either is
 // returned again by every later call. Next does not allocate, except that a
 // DW_LNE_define_file opcode appends to Header().Files.
+//
+// The loop fetches opcodes and one-byte LEB128 operands straight from the
+// bytes buf.Reader bounds (its Data up to its Limit), and hands everything
+// else, including every multi-byte LEB128 and every error, to buf.Reader.
+// Go's linker emits three to four opcodes per row (negate_stmt,
+// advance_line, set_file, a special opcode), so a call per byte would cost
+// more than the row itself.
 func (r *Reader) Next(row *Row) error {
-	if r.done {
-		return io.EOF
-	}
-	b := &r.b
-	for b.Len() > 0 {
-		op := b.U8()
+	p, i := r.p, r.off
+	for i < len(p) {
+		op := p[i]
+		i++
 		if op >= r.opBase && op != 0 {
 			// Special opcode: advance, append a row, reset the per-row flags.
 			if r.maxOps == 1 {
@@ -149,61 +160,105 @@ func (r *Reader) Next(row *Row) error {
 				r.advance(uint64(r.spAdv[op]))
 			}
 			r.st.Line += uint32(int32(r.spLine[op]))
-			*row = r.st
-			r.st.Discriminator = 0
-			r.st.BasicBlock = false
-			r.st.PrologueEnd = false
-			r.st.EpilogueBegin = false
+			r.off = i
+			r.emit(row)
 			return nil
 		}
 		switch Opcode(op) {
-		case 0:
-			if r.extended(row) {
-				return nil
-			}
-		case OpCopy:
-			*row = r.st
-			r.st.Discriminator = 0
-			r.st.BasicBlock = false
-			r.st.PrologueEnd = false
-			r.st.EpilogueBegin = false
-			return nil
-		case OpAdvancePC:
-			r.advance(b.ULEB())
-		case OpAdvanceLine:
-			r.st.Line += uint32(b.SLEB())
-		case OpSetFile:
-			r.st.File = uint32(b.ULEB())
-		case OpSetColumn:
-			r.st.Column = uint32(b.ULEB())
 		case OpNegateStmt:
 			r.st.IsStmt = !r.st.IsStmt
-		case OpSetBasicBlock:
-			r.st.BasicBlock = true
+			continue
+		case OpAdvanceLine:
+			if i < len(p) && p[i] < 0x80 {
+				r.st.Line += uint32(int32(int8(p[i]<<1) >> 1)) // sign-extend bit 6
+				i++
+				continue
+			}
+			// Go's linker often jumps more than 63 lines.
+			r.b.Seek(uint64(i))
+			r.st.Line += uint32(r.b.SLEB())
+			i = int(r.b.Offset())
+			continue
+		case OpSetFile:
+			if i < len(p) && p[i] < 0x80 {
+				r.st.File = uint32(p[i])
+				i++
+				continue
+			}
 		case OpConstAddPC:
 			r.advance(uint64(r.spAdv[255]))
-		case OpFixedAdvancePC:
-			r.st.Address += uint64(b.U16())
-			r.st.OpIndex = 0
-		case OpSetPrologueEnd:
-			r.st.PrologueEnd = true
-		case OpSetEpilogueBegin:
-			r.st.EpilogueBegin = true
-		case OpSetISA:
-			r.st.ISA = uint32(b.ULEB())
-		default:
-			// An opcode below opcode_base that this decoder does not know:
-			// skip the operands the header declares for it.
-			for range r.h.StandardOpcodeLengths[op-1] {
-				b.ULEB()
-			}
+			continue
+		case OpCopy:
+			r.off = i
+			r.emit(row)
+			return nil
+		}
+		r.b.Seek(uint64(i))
+		appended := r.step(op, row)
+		i = int(r.b.Offset()) // the unit's end after an error
+		if appended {
+			r.off = i
+			return nil
 		}
 	}
-	if err := b.Err(); err != nil {
+	r.off = i
+	if err := r.b.Err(); err != nil {
 		return err
 	}
-	r.done = true
 	return io.EOF
+}
+
+// step executes standard or extended opcode op, whose operands start at
+// r.b's offset, and reports whether it appended a row into *row.
+func (r *Reader) step(op uint8, row *Row) bool {
+	b := &r.b
+	switch Opcode(op) {
+	case 0:
+		return r.extended(row)
+	case OpCopy:
+		r.emit(row)
+		return true
+	case OpAdvancePC:
+		r.advance(b.ULEB())
+	case OpAdvanceLine:
+		r.st.Line += uint32(b.SLEB())
+	case OpSetFile:
+		r.st.File = uint32(b.ULEB())
+	case OpSetColumn:
+		r.st.Column = uint32(b.ULEB())
+	case OpNegateStmt:
+		r.st.IsStmt = !r.st.IsStmt
+	case OpSetBasicBlock:
+		r.st.BasicBlock = true
+	case OpConstAddPC:
+		r.advance(uint64(r.spAdv[255]))
+	case OpFixedAdvancePC:
+		r.st.Address += uint64(b.U16())
+		r.st.OpIndex = 0
+	case OpSetPrologueEnd:
+		r.st.PrologueEnd = true
+	case OpSetEpilogueBegin:
+		r.st.EpilogueBegin = true
+	case OpSetISA:
+		r.st.ISA = uint32(b.ULEB())
+	default:
+		// An opcode below opcode_base that this decoder does not know:
+		// skip the operands the header declares for it.
+		for range r.h.StandardOpcodeLengths[op-1] {
+			b.ULEB()
+		}
+	}
+	return false
+}
+
+// emit appends the registers as a row and clears the per-row ones
+// [DWARF5 6.2.5.1].
+func (r *Reader) emit(row *Row) {
+	*row = r.st
+	r.st.Discriminator = 0
+	r.st.BasicBlock = false
+	r.st.PrologueEnd = false
+	r.st.EpilogueBegin = false
 }
 
 // extended decodes and executes the extended opcode after a 0 byte. It
@@ -226,7 +281,7 @@ func (r *Reader) extended(row *Row) bool {
 	switch Opcode(b.U8()) {
 	case OpEndSequence:
 		r.st.EndSequence = true
-		*row = r.st
+		r.emit(row)
 		r.resetRegs()
 		appended = true
 	case OpSetAddress:
