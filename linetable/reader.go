@@ -45,7 +45,7 @@ type Reader struct {
 	p      []byte // the section up to the unit's end: b.Data()[:b.Limit()]
 	off    int    // the next opcode
 	nfiles int    // len(h.Files) after the header, restored by Reset
-	st     Row        // the state-machine registers
+	st     Row    // the state-machine registers
 
 	// Derived from the header once, so that the hot loop neither divides
 	// nor branches on the version.
