@@ -159,22 +159,45 @@ func OpenDebug(ctx context.Context, bin *File, binPath string, opts *DebugOption
 	if id.BuildID == nil && id.DebugLink == "" {
 		return nil, false, nil
 	}
-	paths, err := o.Locator.Locate(ctx, id)
-	if err != nil {
-		return nil, false, err
+	locs := Chain{o.Locator}
+	if c, ok := o.Locator.(Chain); ok {
+		locs = c
 	}
+	var firstErr error
+	for _, l := range locs {
+		paths, err := l.Locate(ctx, id)
+		if err != nil {
+			firstErr = cmp(firstErr, err)
+			continue
+		}
+		df, err := tryCandidates(ctx, id, binPath, paths, o.Open)
+		if df != nil {
+			return df, true, nil
+		}
+		if ctx.Err() != nil {
+			return nil, false, ctx.Err()
+		}
+		firstErr = cmp(firstErr, err)
+	}
+	return nil, false, firstErr
+}
+
+// tryCandidates opens paths in order and returns the first whose identity
+// matches, or else the first error met (an *IdentityError for a file of
+// another build); missing files are skipped silently.
+func tryCandidates(ctx context.Context, id Identity, binPath string, paths []string, opts *Options) (*File, error) {
 	self, _ := filepath.Abs(binPath)
 	var firstErr error
 	for _, p := range paths {
 		if err := ctx.Err(); err != nil {
-			return nil, false, err
+			return nil, err
 		}
 		// The debuglink may name the binary itself (same directory,
 		// same name); it is not its own debug file.
 		if ap, _ := filepath.Abs(p); binPath != "" && ap == self {
 			continue
 		}
-		df, err := Open(p, o.Open)
+		df, err := Open(p, opts)
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
 				firstErr = cmp(firstErr, fmt.Errorf("elfx: debug file candidate %s: %w", p, err))
@@ -186,12 +209,9 @@ func OpenDebug(ctx context.Context, bin *File, binPath string, opts *DebugOption
 			firstErr = cmp(firstErr, err)
 			continue
 		}
-		return df, true, nil
+		return df, nil
 	}
-	if firstErr != nil {
-		return nil, false, firstErr
-	}
-	return nil, false, nil
+	return nil, firstErr
 }
 
 // checkIdentity reports whether df (at path) is the debug file of the
