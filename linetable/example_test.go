@@ -1,0 +1,77 @@
+package linetable_test
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/symbolize-go/symbolize/linetable"
+)
+
+// A line program, assembled here for the example; a real one comes from an
+// object file's .debug_line section.
+func exampleSection() ([]byte, *linetable.Options) {
+	h := linetable.DefaultHeader(5) // one file, "a.c" in "/src"
+	rows := []linetable.Row{
+		{Address: 0x1000, File: 0, Line: 10, IsStmt: true},
+		{Address: 0x1004, File: 0, Line: 11, IsStmt: true},
+		{Address: 0x1010, File: 0, Line: 11, IsStmt: true, EndSequence: true},
+	}
+	asm, err := linetable.Assemble(&h, rows, nil)
+	if err != nil {
+		panic(err)
+	}
+	return asm.Line, asm.Options()
+}
+
+// Stream the rows of every unit of a .debug_line section.
+func ExampleReader() {
+	data, opts := exampleSection()
+	for off, err := range linetable.Units(data, opts) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		r, err := linetable.NewReader(data, off, opts)
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		var row linetable.Row
+		for {
+			if err := r.Next(&row); err == io.EOF {
+				break
+			} else if err != nil {
+				fmt.Println(err)
+				break
+			}
+			name, _ := r.Header().FilePath(uint64(row.File), "/build")
+			fmt.Printf("%#x %s:%d end=%v\n", row.Address, name, row.Line, row.EndSequence)
+		}
+	}
+	// Output:
+	// 0x1000 /src/a.c:10 end=false
+	// 0x1004 /src/a.c:11 end=false
+	// 0x1010 /src/a.c:11 end=true
+}
+
+// Build a Table once and look addresses up in it.
+func ExampleTable_Lookup() {
+	data, opts := exampleSection()
+	t, err := linetable.NewTable(data, 0, opts)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, pc := range []uint64{0x1000, 0x1007, 0x1010} {
+		if row, ok := t.Lookup(pc); ok {
+			name, _ := t.Header().FilePath(uint64(row.File), "")
+			fmt.Printf("%#x: %s:%d\n", pc, name, row.Line)
+		} else {
+			fmt.Printf("%#x: not found\n", pc)
+		}
+	}
+	// Output:
+	// 0x1000: /src/a.c:10
+	// 0x1007: /src/a.c:11
+	// 0x1010: not found
+}
