@@ -1,13 +1,10 @@
 package symbolize
 
 import (
-	"cmp"
-	"debug/elf"
 	"slices"
 	"sync"
 	"sync/atomic"
 
-	"github.com/symbolize-go/symbolize/elfx"
 	"github.com/symbolize-go/symbolize/inline"
 	"github.com/symbolize-go/symbolize/internal/dw"
 	"github.com/symbolize-go/symbolize/internal/dwinfo"
@@ -15,15 +12,14 @@ import (
 	"github.com/symbolize-go/symbolize/symtab"
 )
 
-// Binary symbolizes addresses of one ELF file (with its separate debug
-// file, if any). It is safe for concurrent use: everything it decodes
+// Binary symbolizes addresses of one module: an ELF file (with its separate
+// debug file, if any) or a Mach-O image (with its dSYM). It is safe for concurrent use: everything it decodes
 // lazily (sections, the address index, each unit's line table and inline
 // index, the symbol table) is built once, by the first goroutine that needs
 // it, and shared read-only afterwards.
 type Binary struct {
 	path   string
-	bin    *elfx.File
-	dbg    *elfx.File // separate debug file, or nil
+	src    source
 	opts   Options
 	code   [][2]uint64 // sorted code section ranges; nil if unknown
 	closed atomic.Bool
@@ -39,26 +35,8 @@ type Binary struct {
 	symErr  error
 }
 
-func newBinary(path string, bin, dbg *elfx.File, o Options) *Binary {
-	return &Binary{path: path, bin: bin, dbg: dbg, opts: o, code: codeRanges(bin)}
-}
-
-// codeRanges returns the sorted address ranges of an executable's or
-// shared object's code sections, or nil when that is unknown (relocatable
-// objects, files without section headers).
-func codeRanges(f *elfx.File) [][2]uint64 {
-	if f.Type != elf.ET_EXEC && f.Type != elf.ET_DYN {
-		return nil
-	}
-	var r [][2]uint64
-	for _, s := range f.Sections {
-		const want = elf.SHF_ALLOC | elf.SHF_EXECINSTR
-		if s.Flags&want == want && s.Type != elf.SHT_NOBITS && s.FileSize > 0 {
-			r = append(r, [2]uint64{s.Addr, s.Addr + s.FileSize})
-		}
-	}
-	slices.SortFunc(r, func(a, b [2]uint64) int { return cmp.Compare(a[0], b[0]) })
-	return r
+func newBinary(path string, src source, o Options) *Binary {
+	return &Binary{path: path, src: src, opts: o, code: src.codeRanges()}
 }
 
 // inCode reports whether pc may be code: inside an executable section, or
@@ -85,12 +63,6 @@ func (b *Binary) inCode(pc uint64) bool {
 // Path returns the path the binary was opened from.
 func (b *Binary) Path() string { return b.path }
 
-// DebugFile returns the separate debug file in use, or nil.
-func (b *Binary) DebugFile() *elfx.File { return b.dbg }
-
-// ELF returns the binary itself.
-func (b *Binary) ELF() *elfx.File { return b.bin }
-
 // Warnings returns problems met so far in debug information that was still
 // usable (a unit whose DIE walk stopped early, a line table that did not
 // decode), each a *DecodeError naming section and offset; at most 64.
@@ -106,22 +78,7 @@ func (b *Binary) Close() error {
 	if b.closed.Swap(true) {
 		return nil
 	}
-	err := b.bin.Close()
-	if b.dbg != nil {
-		if e := b.dbg.Close(); err == nil {
-			err = e
-		}
-	}
-	return err
-}
-
-// dwarfFile is where the debug sections live: the separate debug file when
-// there is one.
-func (b *Binary) dwarfFile() *elfx.File {
-	if b.dbg != nil {
-		return b.dbg
-	}
-	return b.bin
+	return b.src.close()
 }
 
 // dwarfState is the decoded view of the DWARF sections.
@@ -140,7 +97,6 @@ type dwarfState struct {
 // time, and builds the address index's first tier.
 func (b *Binary) loadDWARF() (*dwarfState, error) {
 	b.dwarfOnce.Do(func() {
-		f := b.dwarfFile()
 		names := [...]string{".debug_info", ".debug_abbrev", ".debug_str", ".debug_line_str",
 			".debug_str_offsets", ".debug_addr", ".debug_ranges", ".debug_rnglists",
 			".debug_aranges", ".debug_line"}
@@ -148,11 +104,7 @@ func (b *Binary) loadDWARF() (*dwarfState, error) {
 		var errs [len(names)]error
 		var wg sync.WaitGroup
 		for i, name := range names {
-			s := f.Section(name)
-			if s == nil || !s.HasData() {
-				continue
-			}
-			wg.Go(func() { out[i], errs[i] = s.Data() })
+			wg.Go(func() { out[i], errs[i] = b.src.dwarfSection(name) })
 		}
 		wg.Wait()
 		for _, err := range errs {
@@ -164,7 +116,7 @@ func (b *Binary) loadDWARF() (*dwarfState, error) {
 		if out[0] == nil || out[9] == nil {
 			return // no DWARF: the symbol table answers alone
 		}
-		big := f.Data == elf.ELFDATA2MSB
+		big := b.src.bigEndian()
 		d := dwinfo.New(dwinfo.Sections{
 			Info: out[0], Abbrev: out[1], Str: out[2], LineStr: out[3], StrOffsets: out[4],
 			Addr: out[5], Ranges: out[6], Rnglists: out[7], Aranges: out[8], BigEndian: big,
@@ -277,49 +229,29 @@ func (s *dwarfState) warn(err error) {
 	w.mu.Unlock()
 }
 
-// symbols returns the symbol table llvm-symbolizer would read, improved
-// where it falls short: when the binary is stripped, the separate debug
-// file's .symtab (which keeps every local function) is used before the
-// binary's .dynsym.
+// symbols returns the module's symbol table, built on first use.
 func (b *Binary) symbols() (*symtab.Table, error) {
 	b.symOnce.Do(func() {
-		read := func(f *elfx.File, dynamic bool) ([]symtab.Symbol, error) {
-			var t elfx.SymbolTable
-			var ok bool
-			var err error
-			if dynamic {
-				t, ok, err = f.DynamicSymbols()
-			} else {
-				t, ok, err = f.Symbols()
-			}
-			if err != nil || !ok {
-				return nil, err
-			}
-			return symtab.ReadELF(t.Syms, t.Strings, symtab.ELFOptions{
-				Class64:     t.Class == elf.ELFCLASS64,
-				BigEndian:   t.BigEndian,
-				Machine:     uint16(f.Machine),
-				NumSections: uint32(len(f.Sections)),
-				Section:     t.Section,
-			})
-		}
-		st, err := read(b.bin, false)
+		syms, err := b.src.symbols()
 		if err != nil {
 			b.symErr = err
 			return
 		}
-		if len(st) == 0 && b.dbg != nil {
-			if st, err = read(b.dbg, false); err != nil {
-				b.symErr = err
-				return
-			}
-		}
-		dyn, err := read(b.bin, true)
-		if err != nil {
-			b.symErr = err
-			return
-		}
-		b.syms = symtab.New(symtab.PreferELF(st, dyn))
+		b.syms = symtab.New(syms)
 	})
 	return b.syms, b.symErr
+}
+
+// LookupSymbol returns the symbol-table entry covering pc (a function or a
+// data object), as llvm-symbolizer's DATA requests report it.
+func (b *Binary) LookupSymbol(pc uint64) (symtab.Match, bool, error) {
+	if b.closed.Load() {
+		return symtab.Match{}, false, ErrClosed
+	}
+	t, err := b.symbols()
+	if err != nil {
+		return symtab.Match{}, false, err
+	}
+	m, ok := t.Lookup(pc)
+	return m, ok, nil
 }

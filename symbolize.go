@@ -168,7 +168,7 @@ func Open(path string, opts *Options) (*Binary, error) {
 			dbg = d
 		}
 	}
-	return newBinary(path, bin, dbg, o), nil
+	return newBinary(path, &elfSource{bin: bin, dbg: dbg}, o), nil
 }
 
 func (o *Options) openOptions() *elfx.Options {

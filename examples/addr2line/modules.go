@@ -6,15 +6,10 @@ import (
 	"io"
 	"os"
 	"path"
-	"sort"
 	"strings"
-	"sync"
 	"syscall"
 
 	"github.com/symbolize-go/symbolize"
-	"github.com/symbolize-go/symbolize/elfx"
-	"github.com/symbolize-go/symbolize/internal/dwinfo"
-	"github.com/symbolize-go/symbolize/symtab"
 )
 
 // module is one opened binary, cached by the name the requests use.
@@ -22,11 +17,6 @@ type module struct {
 	bin *symbolize.Binary // nil when opening failed
 	err error             // why opening failed; reported with the first request only
 
-	symOnce sync.Once
-	syms    *symtab.Table // for DATA requests
-
-	dirOnce  sync.Once
-	compDirs []string // for --relativenames, longest first
 }
 
 // moduleCache opens each module once, like llvm-symbolizer's cache: a
@@ -98,118 +88,34 @@ func hasELFMagic(name string) bool {
 
 // symbols returns the symbol table DATA requests search: the one the root
 // package names functions with (the binary's .symtab, else its separate
-// debug file's, merged with .dynsym).
-func (m *module) symbols() *symtab.Table {
-	m.symOnce.Do(func() {
-		read := func(f *elfx.File, dynamic bool) []symtab.Symbol {
-			if f == nil {
-				return nil
-			}
-			var t elfx.SymbolTable
-			var ok bool
-			var err error
-			if dynamic {
-				t, ok, err = f.DynamicSymbols()
-			} else {
-				t, ok, err = f.Symbols()
-			}
-			if err != nil || !ok {
-				return nil
-			}
-			syms, err := symtab.ReadELF(t.Syms, t.Strings, symtab.ELFOptions{
-				Class64:     t.Class == elf.ELFCLASS64,
-				BigEndian:   t.BigEndian,
-				Machine:     uint16(f.Machine),
-				NumSections: uint32(len(f.Sections)),
-				Section:     t.Section,
-			})
-			if err != nil {
-				return nil
-			}
-			return syms
-		}
-		st := read(m.bin.ELF(), false)
-		if len(st) == 0 {
-			st = read(m.bin.DebugFile(), false)
-		}
-		m.syms = symtab.New(symtab.PreferELF(st, read(m.bin.ELF(), true)))
-	})
-	return m.syms
-}
 
 // relative strips the compilation directory from file, for
-// --relativenames. llvm-symbolizer leaves it out while joining the line
-// table's directory and file name; the root package hands out joined paths,
-// so this takes the compilation directories of all units and strips the
-// longest one that prefixes file. (Frame has no CompDir field yet.)
-func (m *module) relative(file string) string {
-	if file == "" || m.bin == nil {
+// --relativenames, where llvm-symbolizer leaves it out while joining the line
+// table's directory and file name.
+func relative(compDir, file string) string {
+	if file == "" || compDir == "" {
 		return file
 	}
-	m.dirOnce.Do(func() { m.compDirs = compDirs(m.bin) })
-	for _, dir := range m.compDirs {
-		if p, ok := strings.CutPrefix(file, dir+"/"); ok {
-			// A relative comp dir (Go's ".") can have been joined twice.
-			for dir == "." && strings.HasPrefix(p, "./") {
-				p = p[2:]
-			}
-			return p
-		}
+	p, ok := strings.CutPrefix(file, compDir+"/")
+	if !ok {
+		return file
 	}
-	return file
-}
-
-// compDirs lists the distinct DW_AT_comp_dir values of b's units, longest
-// first. Errors end the walk: what was read so far is still useful.
-func compDirs(b *symbolize.Binary) []string {
-	f := b.DebugFile()
-	if f == nil {
-		f = b.ELF()
+	// A relative comp dir (Go's ".") can have been joined twice.
+	for compDir == "." && strings.HasPrefix(p, "./") {
+		p = p[2:]
 	}
-	data := func(name string) []byte {
-		s := f.Section(name)
-		if s == nil || !s.HasData() {
-			return nil
-		}
-		d, _ := s.Data()
-		return d
-	}
-	d := dwinfo.New(dwinfo.Sections{
-		Info: data(".debug_info"), Abbrev: data(".debug_abbrev"), Str: data(".debug_str"),
-		LineStr: data(".debug_line_str"), StrOffsets: data(".debug_str_offsets"),
-		Addr: data(".debug_addr"), BigEndian: f.Data == elf.ELFDATA2MSB,
-	}, nil)
-	seen := map[string]bool{}
-	var dirs []string
-	ur := d.Units()
-	for {
-		var h dwinfo.Header
-		if ur.Next(&h) != nil {
-			break
-		}
-		u, err := d.LoadUnit(h)
-		if err != nil {
-			continue
-		}
-		dir := strings.TrimRight(string(u.Root.CompDir), "/")
-		if dir != "" && !seen[dir] {
-			seen[dir] = true
-			dirs = append(dirs, dir)
-		}
-	}
-	sort.Slice(dirs, func(i, j int) bool { return len(dirs[i]) > len(dirs[j]) })
-	return dirs
+	return p
 }
 
 // fileName applies --basenames or --relativenames.
-func (s *session) fileName(m *module, file string) string {
+func (s *session) fileName(compDir, file string) string {
 	switch s.cfg.paths {
 	case pathBase:
 		if file != "" {
 			return path.Base(file)
 		}
 	case pathRelative:
-		return m.relative(file)
+		return relative(compDir, file)
 	}
 	return file
 }

@@ -130,7 +130,7 @@ func (s *session) answerOne(r *request, m *module, openErr error) {
 	case cmdData:
 		var match symtab.Match
 		if m.bin != nil {
-			if mm, ok := m.symbols().Lookup(pc); ok {
+			if mm, ok, _ := m.bin.LookupSymbol(pc); ok {
 				match = mm
 				if s.cfg.demangle {
 					match.Name = symtab.Demangle(match.Name, symtab.StyleLLVM)
@@ -205,10 +205,7 @@ func (s *session) plainFrame(m *module, f *symbolize.Frame, inlined bool) {
 			w.WriteByte('\n')
 		}
 	}
-	file := f.File
-	if m != nil {
-		file = s.fileName(m, file)
-	}
+	file := s.fileName(f.CompDir, f.File)
 	w.WriteString(orUnknown(file))
 	w.WriteByte(':')
 	w.Write(strconv.AppendUint(s.scratch[:0], uint64(f.Line), 10))
@@ -327,7 +324,7 @@ func (s *session) jsonCode(r *request, m *module, frames []symbolize.Frame) {
 		w.WriteString(`,"Discriminator":`)
 		w.Write(strconv.AppendUint(s.scratch[:0], uint64(f.Discriminator), 10))
 		w.WriteString(`,"FileName":`)
-		s.jsonString(s.fileName(m, f.File))
+		s.jsonString(s.fileName(f.CompDir, f.File))
 		w.WriteString(`,"FunctionName":`)
 		s.jsonString(f.Function)
 		w.WriteString(`,"Line":`)
@@ -339,7 +336,7 @@ func (s *session) jsonCode(r *request, m *module, frames []symbolize.Frame) {
 			w.WriteString(`""`)
 		}
 		w.WriteString(`,"StartFileName":`)
-		s.jsonString(s.fileName(m, f.StartFile))
+		s.jsonString(s.fileName(f.CompDir, f.StartFile))
 		w.WriteString(`,"StartLine":`)
 		w.Write(strconv.AppendUint(s.scratch[:0], uint64(f.StartLine), 10))
 		w.WriteByte('}')

@@ -1,6 +1,9 @@
 package buf
 
-import "math"
+import (
+	"bytes"
+	"math"
+)
 
 // Reader reads little- or big-endian values from a section. It is a small
 // value type: copy it to fork a cursor. Positions are absolute offsets into
@@ -298,12 +301,11 @@ func (r *Reader) Skip(n uint64) {
 // CString returns the bytes before the next NUL (aliasing the section) and
 // moves past the NUL. A missing NUL records ErrTruncated.
 func (r *Reader) CString() []byte {
-	for i := r.off; i < r.end; i++ {
-		if r.data[i] == 0 {
-			s := r.data[r.off:i:i]
-			r.off = i + 1
-			return s
-		}
+	if i := bytes.IndexByte(r.data[r.off:r.end], 0); i >= 0 {
+		end := r.off + i
+		s := r.data[r.off:end:end]
+		r.off = end + 1
+		return s
 	}
 	r.fail(uint64(r.off), ErrTruncated, "unterminated string")
 	return nil
@@ -316,10 +318,9 @@ func CStringAt(data []byte, off uint64) ([]byte, bool) {
 	if off >= uint64(len(data)) || off > math.MaxInt {
 		return nil, false
 	}
-	for i := int(off); i < len(data); i++ {
-		if data[i] == 0 {
-			return data[off:i:i], true
-		}
+	if i := bytes.IndexByte(data[off:], 0); i >= 0 {
+		end := int(off) + i
+		return data[off:end:end], true
 	}
 	return nil, false
 }

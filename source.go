@@ -1,0 +1,122 @@
+package symbolize
+
+import (
+	"cmp"
+	"debug/elf"
+	"slices"
+
+	"github.com/symbolize-go/symbolize/elfx"
+	"github.com/symbolize-go/symbolize/symtab"
+)
+
+// source is what a Binary needs from an object format: DWARF section bytes
+// by their ELF names, the symbol table, and where code lives.
+type source interface {
+	// dwarfSection returns the decompressed section ".debug_X" (or nil
+	// when absent).
+	dwarfSection(name string) ([]byte, error)
+	bigEndian() bool
+	// symbols returns every symbol-table entry (symtab.New keeps the ones
+	// that name code or data).
+	symbols() ([]symtab.Symbol, error)
+	// codeRanges returns the sorted [start, end) ranges of code sections,
+	// or nil when unknown.
+	codeRanges() [][2]uint64
+	close() error
+}
+
+// elfSource is an ELF binary with its separate debug file, if any.
+type elfSource struct {
+	bin *elfx.File
+	dbg *elfx.File // nil without a separate debug file
+}
+
+// dwarfFile is where the debug sections live: the separate debug file when
+// there is one.
+func (e *elfSource) dwarfFile() *elfx.File {
+	if e.dbg != nil {
+		return e.dbg
+	}
+	return e.bin
+}
+
+func (e *elfSource) dwarfSection(name string) ([]byte, error) {
+	s := e.dwarfFile().Section(name)
+	if s == nil || !s.HasData() {
+		return nil, nil
+	}
+	return s.Data()
+}
+
+func (e *elfSource) bigEndian() bool { return e.dwarfFile().Data == elf.ELFDATA2MSB }
+
+// symbols returns the symbol table llvm-symbolizer reads (.symtab, else
+// .dynsym), improved where it falls short: when the binary is stripped, the
+// separate debug file's .symtab (which keeps every local function) comes
+// before the binary's .dynsym.
+func (e *elfSource) symbols() ([]symtab.Symbol, error) {
+	st, err := readELFSymbols(e.bin, false)
+	if err != nil {
+		return nil, err
+	}
+	if len(st) == 0 && e.dbg != nil {
+		if st, err = readELFSymbols(e.dbg, false); err != nil {
+			return nil, err
+		}
+	}
+	dyn, err := readELFSymbols(e.bin, true)
+	if err != nil {
+		return nil, err
+	}
+	return symtab.PreferELF(st, dyn), nil
+}
+
+func readELFSymbols(f *elfx.File, dynamic bool) ([]symtab.Symbol, error) {
+	var t elfx.SymbolTable
+	var ok bool
+	var err error
+	if dynamic {
+		t, ok, err = f.DynamicSymbols()
+	} else {
+		t, ok, err = f.Symbols()
+	}
+	if err != nil || !ok {
+		return nil, err
+	}
+	return symtab.ReadELF(t.Syms, t.Strings, symtab.ELFOptions{
+		Class64:     t.Class == elf.ELFCLASS64,
+		BigEndian:   t.BigEndian,
+		Machine:     uint16(f.Machine),
+		NumSections: uint32(len(f.Sections)),
+		Section:     t.Section,
+	})
+}
+
+// codeRanges returns the ranges of an executable's or shared object's code
+// sections, or nil for relocatable objects (whose sections all start at 0)
+// and files without section headers.
+func (e *elfSource) codeRanges() [][2]uint64 {
+	f := e.bin
+	if f.Type != elf.ET_EXEC && f.Type != elf.ET_DYN {
+		return nil
+	}
+	var r [][2]uint64
+	for _, s := range f.Sections {
+		const want = elf.SHF_ALLOC | elf.SHF_EXECINSTR
+		if s.Flags&want == want && s.Type != elf.SHT_NOBITS && s.FileSize > 0 {
+			r = append(r, [2]uint64{s.Addr, s.Addr + s.FileSize})
+		}
+	}
+	slices.SortFunc(r, func(a, b [2]uint64) int { return cmp.Compare(a[0], b[0]) })
+	return r
+}
+
+func (e *elfSource) close() error {
+	err := e.bin.Close()
+	if e.dbg != nil {
+		if e2 := e.dbg.Close(); err == nil {
+			err = e2
+		}
+	}
+	return err
+}
