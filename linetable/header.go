@@ -189,11 +189,15 @@ func parseV4Tables(h *Header, b *buf.Reader) error {
 // and form) and then the entries.
 func parseV5Tables(h *Header, b *buf.Reader, opts *Options) error {
 	u := dw.Unit{Version: h.Version, Dwarf64: h.Dwarf64, AddrSize: h.AddressSize}
+	names := &nameBudget{left: opts.MaxNameBytes}
+	if names.left == 0 {
+		names.left = 1<<20 + 64*h.HeaderLength
+	}
 	var err error
 	if h.DirFormats, err = parseFormats(b); err != nil {
 		return err
 	}
-	dirs, err := parseEntries(b, h.DirFormats, u, opts, "directory")
+	dirs, err := parseEntries(b, h.DirFormats, u, opts, names, "directory")
 	if err != nil {
 		return err
 	}
@@ -204,9 +208,13 @@ func parseV5Tables(h *Header, b *buf.Reader, opts *Options) error {
 	if h.FileFormats, err = parseFormats(b); err != nil {
 		return err
 	}
-	h.Files, err = parseEntries(b, h.FileFormats, u, opts, "file")
+	h.Files, err = parseEntries(b, h.FileFormats, u, opts, names, "file")
 	return err
 }
+
+// nameBudget counts down the bytes of names a header may still copy out of
+// the string sections (Options.MaxNameBytes).
+type nameBudget struct{ left uint64 }
 
 // parseFormats reads a directory_entry_format or file_name_entry_format:
 // a one-byte count of ULEB128 pairs. The count is at most 255, but each
@@ -240,7 +248,7 @@ func zeroWidth(f uint64) bool {
 // formats. Unknown content types (vendor extensions such as
 // DW_LNCT_LLVM_source) are skipped by their form; unknown forms are errors,
 // since their size cannot be known.
-func parseEntries(b *buf.Reader, formats []EntryFormat, u dw.Unit, opts *Options, what string) ([]File, error) {
+func parseEntries(b *buf.Reader, formats []EntryFormat, u dw.Unit, opts *Options, names *nameBudget, what string) ([]File, error) {
 	countOff := b.Offset()
 	count := b.ULEB()
 	if err := b.Err(); err != nil {
@@ -281,7 +289,7 @@ func parseEntries(b *buf.Reader, formats []EntryFormat, u dw.Unit, opts *Options
 			switch f.Content {
 			case LNCTPath:
 				var err error
-				e.Name, err = entryString(v, valOff, opts)
+				e.Name, err = entryString(v, valOff, opts, names)
 				if err != nil {
 					return nil, err
 				}
@@ -330,23 +338,18 @@ func lnctName(c uint64) string {
 
 // entryString resolves a DW_LNCT_path value: inline (Go's linker writes
 // DW_FORM_string paths), in .debug_line_str (gcc, clang), in .debug_str, or
-// through the caller's string-offsets resolver.
-func entryString(v dw.Value, off uint64, opts *Options) (string, error) {
+// through the caller's string-offsets resolver. Names from the string
+// sections are charged to names.
+func entryString(v dw.Value, off uint64, opts *Options, names *nameBudget) (string, error) {
+	var sec []byte
+	var form, secName string
 	switch v.Class {
 	case dw.ClassString:
 		return string(v.B), nil
 	case dw.ClassLineStrp:
-		if s, ok := buf.CStringAt(opts.LineStr, v.U); ok {
-			return string(s), nil
-		}
-		return "", buf.Errorf(pkgName, sectionName, off, ErrFormat,
-			"DW_FORM_line_strp %#x outside .debug_line_str (%#x bytes)", v.U, len(opts.LineStr))
+		sec, form, secName = opts.LineStr, "DW_FORM_line_strp", ".debug_line_str"
 	case dw.ClassStrp:
-		if s, ok := buf.CStringAt(opts.Str, v.U); ok {
-			return string(s), nil
-		}
-		return "", buf.Errorf(pkgName, sectionName, off, ErrFormat,
-			"DW_FORM_strp %#x outside .debug_str (%#x bytes)", v.U, len(opts.Str))
+		sec, form, secName = opts.Str, "DW_FORM_strp", ".debug_str"
 	case dw.ClassStrx:
 		if opts.StrX == nil {
 			return "", nil
@@ -357,6 +360,28 @@ func entryString(v dw.Value, off uint64, opts *Options) (string, error) {
 				Err: fmt.Errorf("DW_FORM_strx %d: %w", v.U, err)}
 		}
 		return s, nil
+	default:
+		return "", buf.Errorf(pkgName, sectionName, off, ErrFormat, "DW_LNCT_path is not a string form")
 	}
-	return "", buf.Errorf(pkgName, sectionName, off, ErrFormat, "DW_LNCT_path is not a string form")
+	if v.U >= uint64(len(sec)) {
+		return "", buf.Errorf(pkgName, sectionName, off, ErrFormat,
+			"%s %#x outside %s (%#x bytes)", form, v.U, secName, len(sec))
+	}
+	// Search for the NUL no further than the budget allows, so that the
+	// cost of many names stays bounded too.
+	end := uint64(len(sec))
+	if names.left < end-v.U {
+		end = v.U + names.left
+	}
+	s, ok := buf.CStringAt(sec[:end], v.U)
+	if !ok {
+		if end < uint64(len(sec)) {
+			return "", buf.Errorf(pkgName, sectionName, off, ErrLimit,
+				"file and directory names exceed the name budget (Options.MaxNameBytes)")
+		}
+		return "", buf.Errorf(pkgName, sectionName, off, ErrFormat,
+			"%s %#x: unterminated string in %s", form, v.U, secName)
+	}
+	names.left -= uint64(len(s))
+	return string(s), nil
 }

@@ -620,3 +620,27 @@ func TestFilePath(t *testing.T) {
 		}
 	}
 }
+
+// TestNameBudget: names from the string sections are capped, so that a
+// small header cannot copy out many long overlapping strings.
+func TestNameBudget(t *testing.T) {
+	h := DefaultHeader(5)
+	h.FileFormats = []EntryFormat{{LNCTPath, uint64(dw.FormLineStrp)}}
+	h.Files = []File{{Name: "aaaaaaaaaa.c"}, {Name: "bbbbbbbbbb.c"}}
+	asm := build(t, h, nil, func(a *Assembler) {})
+	opts := *asm.Options()
+	opts.MaxNameBytes = 20
+	if _, err := NewReader(asm.Line, 0, &opts); !errors.Is(err, ErrLimit) {
+		t.Errorf("budget 20: %v", err)
+	}
+	opts.MaxNameBytes = 30
+	if _, err := NewReader(asm.Line, 0, &opts); err != nil {
+		t.Errorf("budget 30: %v", err)
+	}
+	// The default budget: unterminated strings are ErrFormat.
+	opts.MaxNameBytes = 0
+	opts.LineStr = []byte("aaaaaaaaaa.c")
+	if _, err := NewReader(asm.Line, 0, &opts); !errors.Is(err, ErrFormat) {
+		t.Errorf("unterminated: %v", err)
+	}
+}

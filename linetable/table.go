@@ -152,7 +152,9 @@ func newTable(r *Reader) (*Table, error) {
 		return 0
 	})
 	t.h = r.h
-	t.h.Files = slices.Clip(t.h.Files)
+	// The Reader may append to its Files again after a Reset; the
+	// Table's must not share that array.
+	t.h.Files = slices.Clone(r.h.Files)
 	if err == io.EOF {
 		err = nil
 	}
@@ -186,15 +188,13 @@ func (t *Table) Lookup(pc uint64) (Row, bool) {
 }
 
 // LookupRange is Lookup that also returns the end of the address range the
-// row covers: the next row's address in the sequence (at most its High).
-// Cost as for Lookup.
+// row covers: the address of the next row in the sequence, which is the
+// sequence's High for its last row. Cost as for Lookup.
 func (t *Table) LookupRange(pc uint64) (row Row, end uint64, ok bool) {
 	i, ok := t.lookup(pc)
 	if !ok {
 		return Row{}, 0, false
 	}
-	// Rows of a sequence need not be sorted in hostile input; the next
-	// greater address bounds the range, and the end_sequence row always is.
 	return t.row(i), t.addrs[i+1], true
 }
 

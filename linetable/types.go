@@ -136,4 +136,10 @@ type Options struct {
 	// headers lack it (the compilation unit's header has it). 0 means:
 	// take it from each DW_LNE_set_address operand's length.
 	AddressSize uint8
+	// MaxNameBytes caps the bytes of directory and file names that one
+	// DWARF 5 header may copy out of LineStr and Str, so that a small
+	// hostile header cannot name thousands of long overlapping strings.
+	// Exceeding it is an ErrLimit error. 0 means 1 MiB plus 64 bytes per
+	// byte of header, far above what compilers emit.
+	MaxNameBytes uint64
 }
