@@ -24,10 +24,10 @@
 //   - Names follow DW_AT_abstract_origin and DW_AT_specification
 //     references, across units too, preferring DW_AT_linkage_name or
 //     DW_AT_MIPS_linkage_name (whichever the DIE lists first) over
-//     DW_AT_name. StartLine is DW_AT_decl_line found the same way.
-//     StartFile is DW_AT_decl_file of the abstract origin (one level
-//     only), else of the DIE itself, as LLVM 14 does: a member function
-//     whose decl_file sits on its in-class declaration has none.
+//     DW_AT_name. StartLine is DW_AT_decl_line found the same way, and
+//     StartFile DW_AT_decl_file, named in the line table of the unit that
+//     holds it; like llvm-symbolizer-14, a DW_AT_decl_file of form
+//     DW_FORM_implicit_const (gcc 11 and later) names no file.
 //     StartAddress is the DIE's own DW_AT_low_pc; a DIE described by
 //     DW_AT_ranges has none.
 //

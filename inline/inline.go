@@ -2,6 +2,7 @@ package inline
 
 import (
 	"io"
+	"slices"
 	"sort"
 
 	"github.com/symbolize-go/symbolize/internal/buf"
@@ -64,7 +65,8 @@ type Frame struct {
 	Column        uint32
 	Discriminator uint32
 	// StartFile and StartLine are the function's DW_AT_decl_file and
-	// DW_AT_decl_line.
+	// DW_AT_decl_line, found through references like Name. StartFile is
+	// "" when LLVM 14 names no file (see the package doc).
 	StartFile string
 	StartLine uint32
 	// StartAddress is the DIE's DW_AT_low_pc, when it has one.
@@ -74,10 +76,10 @@ type Frame struct {
 
 // node is one kept subroutine DIE, with everything a frame needs resolved.
 type node struct {
-	parent    int32 // enclosing inlined subroutine or subprogram; -1 ends the chain
-	name      string
-	short     string
-	startFile string
+	parent    int32  // enclosing inlined subroutine or subprogram; -1 ends the chain
+	name      uint32 // indexes into Index.strs
+	short     uint32
+	startFile uint32
 	startLine uint32
 	low       uint64
 	hasLow    bool
@@ -94,6 +96,7 @@ type Index struct {
 	lo     []uint64 // span starts, sorted (a copy of spans[i].lo for a dense search)
 	spans  []span
 	nodes  []node
+	strs   []string // interned names and paths; strs[0] is ""
 }
 
 // Len returns the number of kept subroutine DIEs.
@@ -117,7 +120,7 @@ func Build(d *dwinfo.Data, u *dwinfo.Unit, lt *linetable.Table, opts *Options) (
 	if err2 := b.resolve(); err == nil {
 		err = err2
 	}
-	ix := &Index{lt: lt, files: b.own.paths, fileOK: b.own.ok, nodes: b.nodes}
+	ix := &Index{lt: lt, files: b.own.paths, fileOK: b.own.ok, nodes: slices.Clip(b.nodes), strs: slices.Clip(b.strList)}
 	ix.spans = b.m.flatten()
 	ix.lo = make([]uint64, len(ix.spans))
 	for i := range ix.spans {
@@ -355,8 +358,8 @@ func (ix *Index) AppendChain(dst []Frame, pc uint64) []Frame {
 	for n >= 0 {
 		nd := &ix.nodes[n]
 		f := Frame{
-			Name: nd.name, ShortName: nd.short,
-			StartFile: nd.startFile, StartLine: nd.startLine,
+			Name: ix.strs[nd.name], ShortName: ix.strs[nd.short],
+			StartFile: ix.strs[nd.startFile], StartLine: nd.startLine,
 			StartAddress: nd.low, HasStartAddress: nd.hasLow,
 		}
 		if inner == nil {

@@ -1,6 +1,8 @@
 package inline
 
 import (
+	"slices"
+
 	"github.com/symbolize-go/symbolize/internal/dw"
 	"github.com/symbolize-go/symbolize/internal/dwinfo"
 	"github.com/symbolize-go/symbolize/linetable"
@@ -21,10 +23,11 @@ type builder struct {
 	// requires.
 	starts []uint64
 
-	own    fileTable
-	others map[uint64]*unitInfo // by unit offset
-	recs   map[uint64]*rec      // by DIE offset; nil value: no DIE there
-	strs   map[string]string    // interned names
+	own     fileTable
+	others  map[uint64]*unitInfo // by unit offset
+	recs    map[uint64]*rec      // by DIE offset; nil value: no DIE there
+	strs    map[string]uint32    // interned strings, indexes into strList
+	strList []string
 }
 
 // fileTable is the resolved file paths of one unit's line table.
@@ -75,7 +78,7 @@ type rec struct {
 }
 
 func newBuilder(d *dwinfo.Data, u *dwinfo.Unit, lt *linetable.Table, opts *Options) *builder {
-	b := &builder{d: d, u: u, recs: make(map[uint64]*rec), strs: make(map[string]string)}
+	b := &builder{d: d, u: u, recs: make(map[uint64]*rec), strs: map[string]uint32{"": 0}, strList: []string{""}}
 	if opts != nil {
 		b.opts = *opts
 	}
@@ -107,13 +110,16 @@ func (b *builder) isDIE(off uint64) bool {
 	return off >= b.u.DIEOffset && i/64 < uint64(len(b.starts)) && b.starts[i/64]&(1<<(i%64)) != 0
 }
 
-// intern returns s as a string shared by every equal name of the Build.
-func (b *builder) intern(s []byte) string {
+// intern returns the index of s in the Build's string table, adding it
+// once: equal names share one string and nodes hold 4-byte indexes.
+func (b *builder) intern(s []byte) uint32 {
 	if v, ok := b.strs[string(s)]; ok {
 		return v
 	}
-	v := string(s)
-	b.strs[v] = v
+	v := uint32(len(b.strList))
+	str := string(s)
+	b.strs[str] = v
+	b.strList = append(b.strList, str)
 	return v
 }
 
@@ -260,8 +266,10 @@ func (b *builder) describe(n *node, off uint64) {
 	// useless). The walk order does not depend on the attribute, so one
 	// walk serves all four.
 	var link, name, line, file *rec
-	work := []*rec{self}
-	seen := map[*rec]bool{self: true}
+	// Chains are short, so the visited set is a slice: MaxRefs bounds it.
+	var workBuf, seenBuf [8]*rec
+	work := append(workBuf[:0], self)
+	seen := append(seenBuf[:0], self)
 	for visits := 0; len(work) > 0 && visits < b.opts.MaxRefs; visits++ {
 		r := work[len(work)-1]
 		work = work[:len(work)-1]
@@ -280,12 +288,12 @@ func (b *builder) describe(n *node, off uint64) {
 		if link != nil && name != nil && line != nil && file != nil {
 			break
 		}
-		if t := b.ref(r, r.origin); t != nil && !seen[t] {
-			seen[t] = true
+		if t := b.ref(r, r.origin); t != nil && !slices.Contains(seen, t) {
+			seen = append(seen, t)
 			work = append(work, t)
 		}
-		if t := b.ref(r, r.spec); t != nil && !seen[t] {
-			seen[t] = true
+		if t := b.ref(r, r.spec); t != nil && !slices.Contains(seen, t) {
+			seen = append(seen, t)
 			work = append(work, t)
 		}
 	}
@@ -323,20 +331,20 @@ func (b *builder) describe(n *node, off uint64) {
 			}
 			// Resolved in the line table of the unit holding the
 			// attribute (LLVM's DWARFFormValue::getAsFile).
-			n.startFile = ft.path(v)
+			n.startFile = b.intern([]byte(ft.path(v)))
 		}
 	}
 }
 
-func (b *builder) str(r *rec, v dw.Value) string {
+func (b *builder) str(r *rec, v dw.Value) uint32 {
 	s, _ := b.strOK(r, v)
 	return s
 }
 
-func (b *builder) strOK(r *rec, v dw.Value) (string, bool) {
+func (b *builder) strOK(r *rec, v dw.Value) (uint32, bool) {
 	s, err := r.u.String(v)
 	if err != nil {
-		return "", false
+		return 0, false
 	}
 	return b.intern(s), true
 }
