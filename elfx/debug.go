@@ -124,6 +124,7 @@ type IdentityError struct {
 	WantCRC, GotCRC uint32
 }
 
+// Error names the debug file, the binary and both identities.
 func (e *IdentityError) Error() string {
 	if e.ByBuildID {
 		got := "none"

@@ -6,6 +6,12 @@
 // replaceable [Locator], and accepts it only when its identity (build ID,
 // or else the debuglink CRC) matches the binary's.
 //
+// Finding a debug file goes through a [Locator]: [DirLocator] searches
+// the build-id tree, the binary's directory and the global debug
+// directories; [Debuginfod] downloads by build ID; [Chain] tries several
+// in order. [OpenDebug] accepts a candidate only if its identity matches
+// and otherwise returns an *[IdentityError] naming both identities.
+//
 // Opening is cheap: it reads the ELF header, the section and program
 // header tables and the section-name string table, and nothing else.
 // Sections decompress lazily on first use, and only as far as asked

@@ -423,3 +423,24 @@ func TestDirLocatorOrder(t *testing.T) {
 		t.Errorf("Locate with a path in the debuglink = %q; want only the build-id path", got)
 	}
 }
+
+// TestExtendedNumbering: with e_shnum 0 and e_shstrndx SHN_XINDEX, the
+// real values live in section 0's sh_size and sh_link [gABI 4].
+func TestExtendedNumbering(t *testing.T) {
+	te := &telf{is64: true, secs: []tsec{{name: ".debug_line", typ: elf.SHT_PROGBITS, data: pattern(10)}}}
+	b := te.bytes()
+	le := binary.LittleEndian
+	shoff := le.Uint64(b[40:])
+	n, strndx := le.Uint16(b[60:]), le.Uint16(b[62:])
+	le.PutUint16(b[60:], 0)
+	le.PutUint16(b[62:], 0xffff)
+	le.PutUint64(b[shoff+32:], uint64(n))      // sh_size of section 0
+	le.PutUint32(b[shoff+40:], uint32(strndx)) // sh_link of section 0
+	f, err := NewBytes(b, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Sections) != int(n) || f.Section(".debug_line") == nil {
+		t.Fatalf("%d sections; want %d with .debug_line", len(f.Sections), n)
+	}
+}

@@ -60,7 +60,8 @@ func (o *Options) maxRatio() uint64 {
 }
 
 // File is an open ELF file. Its exported fields are filled at open and
-// never change; its methods are safe for concurrent use.
+// never change; its methods are safe for concurrent use, except Close,
+// which must come after all other use.
 type File struct {
 	Class     elf.Class // ELFCLASS32 or ELFCLASS64
 	Data      elf.Data  // ELFDATA2LSB or ELFDATA2MSB
@@ -87,8 +88,9 @@ type File struct {
 
 // Open opens the named ELF file. Unless opts.NoMmap is set, the file is
 // memory-mapped where the platform allows it, and the data of uncompressed
-// sections aliases the mapping: it must not be used after Close.
-// Decompressed data is on the heap and stays valid.
+// sections aliases the mapping: it must not be used after Close (and, as
+// with any mapping, a file truncated by another process while mapped
+// faults on access). Decompressed data is on the heap and stays valid.
 func Open(path string, opts *Options) (*File, error) {
 	var o Options
 	if opts != nil {

@@ -33,6 +33,7 @@ const (
 	CompressZdebug
 )
 
+// String returns the gcc -gz spelling: none, zlib, zstd, zlib-gnu.
 func (c Compression) String() string {
 	switch c {
 	case CompressNone:
