@@ -31,10 +31,12 @@
 //     StartAddress is the DIE's own DW_AT_low_pc; a DIE described by
 //     DW_AT_ranges has none.
 //
-// What the caller adds: llvm-symbolizer replaces the outermost frame's name
-// with the ELF symbol covering the PC, and --no-inlines reports the
-// outermost frame's name with the innermost frame's location; both are the
-// root package's business.
+// What the caller adds: llvm-symbolizer (with linkage names, the default)
+// replaces the outermost frame's Name and StartAddress with those of the
+// ELF symbol covering the PC. With --no-inlines it reports the innermost
+// frame alone (AppendChain's first), and the same override then makes its
+// name look like the outermost function's while StartFile and StartLine
+// stay the innermost's. Both are the root package's business.
 //
 // # Cost
 //
