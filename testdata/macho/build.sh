@@ -46,6 +46,36 @@ PATH="$tmp:$PATH" dsymutil-14 main.fat -o main.fat.dSYM
 # ld64.lld cannot link i386.
 clang-14 -target i386-apple-macos10.7 $CFLAGS -c lib.c -o lib.i386.o
 
-sha256sum main.c lib.c libSystem.tbd *.o main.arm64 main.x86_64 main.arm64.stripped main.fat \
-  libfix.*.dylib $(find *.dSYM -type f | sort) > MANIFEST.sha256
+# Larger program for the root package's differential tests (prog.*): -O2
+# inlining (nested), two dozen functions, a static function, and a C++ unit
+# for mangled names, linked against nothing but the stub libSystem.
+PCFLAGS="-g -O2 -fno-stack-protector -fno-ident"
+for arch in arm64 x86_64; do
+  case $arch in
+    arm64)  triple=arm64-apple-macos11;    ver="11.0 11.0" ;;
+    x86_64) triple=x86_64-apple-macos10.15; ver="10.15 10.15" ;;
+  esac
+  clang-14 -target $triple $PCFLAGS -c prog.c -o prog.$arch.o
+  clang-14 -target $triple $PCFLAGS -fno-exceptions -fno-rtti -nostdinc++ -c shapes.cpp -o shapes.$arch.o
+  touch -d @$STAMP prog.$arch.o shapes.$arch.o
+  ld64.lld-14 -arch $arch -platform_version macos $ver -e _main \
+    -oso_prefix "$PWD/" prog.$arch.o shapes.$arch.o libSystem.tbd -o prog.$arch
+  rm -rf prog.$arch.dSYM
+  dsymutil-14 prog.$arch -o prog.$arch.dSYM
+done
+# Stripped, alone (function starts and __mh_execute_header are all that is
+# left) and with its dSYM beside it (a stripped binary keeps LC_UUID).
+llvm-strip-14 -o prog.arm64.stripped prog.arm64
+llvm-strip-14 -o prog.x86_64.stripped-dsym prog.x86_64
+rm -rf prog.x86_64.stripped-dsym.dSYM
+mkdir -p prog.x86_64.stripped-dsym.dSYM/Contents/Resources/DWARF
+cp prog.x86_64.dSYM/Contents/Info.plist prog.x86_64.stripped-dsym.dSYM/Contents/
+cp prog.x86_64.dSYM/Contents/Resources/DWARF/prog.x86_64 \
+  prog.x86_64.stripped-dsym.dSYM/Contents/Resources/DWARF/prog.x86_64.stripped-dsym
+llvm-lipo-14 -create prog.arm64 prog.x86_64 -output prog.fat
+rm -rf prog.fat.dSYM
+PATH="$tmp:$PATH" dsymutil-14 prog.fat -o prog.fat.dSYM
+
+sha256sum main.c lib.c prog.c shapes.cpp libSystem.tbd *.o main.arm64 main.x86_64 main.arm64.stripped main.fat \
+  libfix.*.dylib prog.arm64 prog.x86_64 prog.arm64.stripped prog.x86_64.stripped-dsym prog.fat $(find *.dSYM -type f | sort) > MANIFEST.sha256
 { clang-14 --version | head -1; echo "CFLAGS=$CFLAGS"; } > MANIFEST.tools
