@@ -38,6 +38,13 @@
 // name look like the outermost function's while StartFile and StartLine
 // stay the innermost's. Both are the root package's business.
 //
+// # Usage
+//
+//	u, _ := d.LoadUnit(h)                    // the unit covering pc (dwinfo.Index)
+//	lt, _ := linetable.NewTable(line, u.Root.StmtList, lopts)
+//	ix, err := inline.Build(d, u, lt, nil)   // once per unit; err is a warning
+//	frames = ix.AppendChain(frames[:0], pc)  // innermost first
+//
 // # Cost
 //
 // Build reads a unit's DIE tree once and keeps only what symbolication
