@@ -19,8 +19,10 @@ import (
 // program never ended), since no lookup could reach them.
 //
 // Memory: 8 bytes of address plus a 28-byte packed row per row, and 24
-// bytes per sequence. Every row costs the program at least one byte, so a
-// Table is at most about 36 times the size of its program.
+// bytes per sequence, allocated to size (NewTable decodes the program twice:
+// once to count). Every row costs the program at least one byte, so a Table
+// is at most about 36 times the size of its program; for cmd/go's Go-linker
+// tables it is about 12 times (26.6 MB for 2.25 MB).
 type Table struct {
 	h     Header
 	addrs []uint64    // row addresses; a sequence's rows are contiguous
@@ -109,9 +111,16 @@ func (r *Reader) NewTable() (*Table, error) {
 }
 
 func newTable(r *Reader) (*Table, error) {
-	t := new(Table)
+	// Count the rows first: decoding is cheaper than growing the slices by
+	// appending, and the Table then holds no spare capacity.
+	var row Row
+	n := 0
+	for r.Next(&row) == nil {
+		n++
+	}
+	r.Reset()
+	t := &Table{addrs: make([]uint64, 0, n), rows: make([]packedRow, 0, n)}
 	var (
-		row      Row
 		seqStart int
 		err      error
 	)
