@@ -67,7 +67,9 @@ type Frame struct {
 	DWARFName string
 	// SymbolName is the covering symbol's (linkage) name on the outermost
 	// frame, "" otherwise or when no symbol covers the address; SymbolOffset
-	// is the address minus that symbol's start.
+	// is the address minus that symbol's start. A Mach-O frame answered
+	// by LC_FUNCTION_STARTS alone has the name synthesized from the
+	// function's address ("0x100003f00") here and in Function.
 	SymbolName   string
 	SymbolOffset uint64
 
@@ -116,8 +118,17 @@ type Options struct {
 	// NoSymbolTable stops the symbol table from naming outermost frames
 	// and from answering addresses DWARF does not cover.
 	NoSymbolTable bool
-	// NoDebugFile skips the search for a separate debug file.
+	// NoDebugFile skips the search for a separate debug file (for Mach-O,
+	// the dSYM).
 	NoDebugFile bool
+	// Arch selects the slice of a Mach-O universal file and of its dSYM
+	// ("arm64", "x86_64", "arm64e", ...). "" accepts a thin file of any
+	// architecture or a universal file with a single slice.
+	Arch string
+	// DSYM is the dSYM of a Mach-O binary, a .dSYM bundle or the DWARF
+	// file inside it, used instead of the bundle beside the binary
+	// (BINARY.dSYM). It must exist and its UUID must match the binary's.
+	DSYM string
 	// Debug configures where separate debug files are looked for; nil
 	// searches /usr/lib/debug and the binary's own directory.
 	Debug *elfx.DebugOptions
@@ -144,10 +155,18 @@ var _ Symbolizer = (*Binary)(nil)
 // separate debug file (found by build ID or .gnu_debuglink and accepted only
 // when its identity matches). Opening decodes headers only: debug sections
 // are decompressed and indexed on the first lookup that needs them.
+//
+// A Mach-O file (thin, or universal with Options.Arch) is paired with its
+// dSYM, Options.DSYM or else BINARY.dSYM beside it, accepted only when its
+// UUID equals the image's (a *macho.UUIDMismatchError otherwise); without
+// one, its nlist symbols and LC_FUNCTION_STARTS answer.
 func Open(path string, opts *Options) (*Binary, error) {
 	var o Options
 	if opts != nil {
 		o = *opts
+	}
+	if isMachO(path) {
+		return openMachO(path, o)
 	}
 	ctx := o.Context
 	if ctx == nil {
@@ -169,6 +188,20 @@ func Open(path string, opts *Options) (*Binary, error) {
 		}
 	}
 	return newBinary(path, &elfSource{bin: bin, dbg: dbg}, o), nil
+}
+
+// NewBytes symbolizes an ELF image held in memory (no separate debug file
+// is looked for). data must not change while the Binary is in use.
+func NewBytes(data []byte, opts *Options) (*Binary, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	bin, err := elfx.NewBytes(data, o.openOptions())
+	if err != nil {
+		return nil, err
+	}
+	return newBinary("", &elfSource{bin: bin}, o), nil
 }
 
 func (o *Options) openOptions() *elfx.Options {

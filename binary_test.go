@@ -1,0 +1,138 @@
+package symbolize
+
+import (
+	"encoding/binary"
+	"errors"
+	"os"
+	"slices"
+	"sync"
+	"testing"
+)
+
+// fixture returns the bytes of a committed fixture, skipping when absent.
+func fixture(t testing.TB, name string) []byte {
+	data, err := os.ReadFile("testdata/elf/" + name)
+	if err != nil {
+		t.Skip(err)
+	}
+	return data
+}
+
+// TestConcurrentLookups checks that many goroutines sharing one Binary
+// (each unit built by whichever comes first) get the answers a sequential
+// run gets. Run under -race.
+func TestConcurrentLookups(t *testing.T) {
+	for _, name := range []string{"cpp-gcc-O2", "c-gcc-O2-lto", "go-trimpath"} {
+		t.Run(name, func(t *testing.T) {
+			data := fixture(t, name)
+			var pcs []uint64
+			seq, err := NewBytes(data, &Options{Inlines: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			syms, err := seq.symbols()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < syms.Len(); i++ {
+				m := syms.At(i)
+				pcs = append(pcs, m.Start, m.Start+m.Size/2)
+			}
+			want := make([][]Frame, len(pcs))
+			for i, pc := range pcs {
+				want[i], err = seq.AppendFrames(nil, pc)
+				if err != nil {
+					t.Fatalf("%#x: %v", pc, err)
+				}
+			}
+			shared, err := NewBytes(data, &Options{Inlines: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var wg sync.WaitGroup
+			for g := range 8 {
+				wg.Go(func() {
+					var buf []Frame
+					for k := range pcs {
+						i := (k*7 + g*13) % len(pcs) // different orders
+						buf, err := shared.AppendFrames(buf[:0], pcs[i])
+						if err != nil || !slices.Equal(buf, want[i]) {
+							t.Errorf("goroutine %d, %#x: %v %v, want %v", g, pcs[i], buf, err, want[i])
+							return
+						}
+					}
+				})
+			}
+			wg.Wait()
+			// Batch gives the same answers, in order.
+			shared.Batch(pcs, func(i int, frames []Frame, err error) bool {
+				if err != nil || !slices.Equal(frames, want[i]) {
+					t.Errorf("Batch %#x: %v %v, want %v", pcs[i], frames, err, want[i])
+					return false
+				}
+				return true
+			})
+		})
+	}
+}
+
+// TestLookupAllocs checks the promise that a lookup allocates nothing once
+// its unit is built, when dst has room and demangling is off.
+func TestLookupAllocs(t *testing.T) {
+	b, err := NewBytes(fixture(t, "cpp-gcc-O2"), &Options{Inlines: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := make([]Frame, 0, 64)
+	pc := uint64(0x1b3e)
+	if _, err := b.AppendFrames(dst, pc); err != nil {
+		t.Fatal(err)
+	}
+	if n := testing.AllocsPerRun(100, func() { dst, _ = b.AppendFrames(dst[:0], pc) }); n != 0 {
+		t.Errorf("AppendFrames allocates %v per call", n)
+	}
+}
+
+func TestClosed(t *testing.T) {
+	b, err := NewBytes(fixture(t, "c-gcc-O0-dwarf5"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	if _, err := b.AppendFrames(nil, 0x1000); !errors.Is(err, ErrClosed) {
+		t.Errorf("after Close: %v", err)
+	}
+}
+
+// FuzzNewBytes feeds corrupt ELF images (fixtures with bytes overwritten)
+// through opening and symbolizing: nothing may panic or hang, whatever the
+// bytes.
+func FuzzNewBytes(f *testing.F) {
+	for _, name := range []string{"c-gcc-O0-dwarf2", "c-gcc-O2-dwarf5", "c-clang14-O2-dwarf5", "c-gcc-m32-O2-dwarf5", "c-gcc-O2-gz-zlib"} {
+		data, err := os.ReadFile("testdata/elf/" + name)
+		if err != nil {
+			continue
+		}
+		f.Add(data, uint32(0), []byte{})
+		f.Add(data, uint32(len(data)/2), []byte{0xff, 0xff, 0xff, 0xff})
+	}
+	f.Fuzz(func(t *testing.T, data []byte, at uint32, patch []byte) {
+		img := slices.Clone(data)
+		if len(img) > 0 {
+			copy(img[int(at)%len(img):], patch)
+		}
+		b, err := NewBytes(img, &Options{Inlines: true})
+		if err != nil {
+			return
+		}
+		defer b.Close()
+		var buf []Frame
+		pcs := []uint64{0x1000, 0x1130, 0x1240, 0x2000, 0x401000}
+		if len(patch) >= 8 {
+			pcs = append(pcs, binary.LittleEndian.Uint64(patch))
+		}
+		for _, pc := range pcs {
+			buf, _ = b.AppendFrames(buf[:0], pc)
+		}
+	})
+}
