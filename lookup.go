@@ -32,7 +32,22 @@ func (b *Binary) AppendFrames(dst []Frame, pc uint64) ([]Frame, error) {
 		if err != nil {
 			return dst[:n], err
 		}
-		if m, ok := syms.Lookup(pc); ok {
+		m, ok := syms.Lookup(pc)
+		if start, name, fsOK := b.functionStart(pc); fsOK && (!ok || start > m.Start) {
+			// LC_FUNCTION_STARTS knows a nearer function than the
+			// symbol table (in a stripped image, __mh_execute_header
+			// covers all of __text): it answers alone, or leaves the
+			// DWARF name alone rather than rename it as LLVM would.
+			ok = false
+			if len(dst) == n {
+				dst = append(dst, Frame{Source: SourceFunctionStarts, SymbolName: name, SymbolOffset: pc - start})
+				if b.opts.FunctionNames == NamesLinkage {
+					dst[n].Function = name
+					dst[n].StartAddress, dst[n].HasStartAddress = start, true
+				}
+			}
+		}
+		if ok {
 			if len(dst) == n {
 				dst = append(dst, Frame{Source: SourceSymbolTable})
 			}

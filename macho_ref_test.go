@@ -1,0 +1,456 @@
+package symbolize_test
+
+// Differential test of the Mach-O path against llvm-symbolizer-14 --obj
+// (which finds the dSYM beside the binary itself): every Mach-O fixture and
+// slice, inlines on and off, field by field, thousands of addresses, each
+// sent through a random ASLR slide and back with package slide. The
+// differences kept on purpose are in machoRefExceptions.
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/symbolize-go/symbolize"
+	"github.com/symbolize-go/symbolize/macho"
+	"github.com/symbolize-go/symbolize/slide"
+)
+
+// machoFixture is one image to symbolize: a file and, for universal files,
+// the slice.
+type machoFixture struct {
+	path string
+	arch string // "" for thin files
+}
+
+func (f machoFixture) name() string {
+	if f.arch == "" {
+		return filepath.Base(f.path)
+	}
+	return filepath.Base(f.path) + ":" + f.arch
+}
+
+var machoFixtures = []machoFixture{
+	{"testdata/macho/main.arm64", ""},
+	{"testdata/macho/main.x86_64", ""},
+	{"testdata/macho/main.arm64.stripped", ""},
+	{"testdata/macho/main.fat", "arm64"},
+	{"testdata/macho/main.fat", "x86_64"},
+	{"testdata/macho/libfix.arm64.dylib", ""},
+	{"testdata/macho/libfix.x86_64.dylib", ""},
+	{"testdata/macho/prog.arm64", ""},
+	{"testdata/macho/prog.x86_64", ""},
+	{"testdata/macho/prog.arm64.stripped", ""},
+	{"testdata/macho/prog.x86_64.stripped-dsym", ""},
+	{"testdata/macho/prog.fat", "arm64"},
+	{"testdata/macho/prog.fat", "x86_64"},
+	{"testdata/macho/main.arm64.o", ""},
+}
+
+// isSynthesized reports whether name is one we make up from a function
+// start ("0x100000548").
+func isSynthesized(name string) bool { return strings.HasPrefix(name, "0x") }
+
+// machoRefExceptions are the known, deliberate differences from
+// llvm-symbolizer-14 on Mach-O. They are appended to refExceptions (the
+// fixture names differ from the ELF ones, so neither list excuses the
+// other's cases).
+var machoRefExceptions = []refException{
+	{
+		field: "FunctionName",
+		match: func(_ uint64, ref, got *refFrame) bool {
+			return ref.FunctionName == "_mh_execute_header" && isSynthesized(got.FunctionName)
+		},
+		reason: "stripped image without a dSYM: LLVM 14 names every function after __mh_execute_header, " +
+			"whose computed size spans all of __text; we answer from LC_FUNCTION_STARTS with the " +
+			"function's own start, named after its address",
+	},
+	{
+		field: "StartAddress",
+		match: func(_ uint64, ref, got *refFrame) bool {
+			return ref.FunctionName == "_mh_execute_header" && ref.StartAddress == "0x100000000"
+		},
+		reason: "follows from the rows on __mh_execute_header: our start is the function start's or the DIE's",
+	},
+	{
+		fixture: "prog.x86_64.stripped-dsym", field: "FunctionName",
+		match: func(_ uint64, ref, got *refFrame) bool {
+			return ref.FunctionName == "_mh_execute_header" && got.FunctionName != "" && !isSynthesized(got.FunctionName)
+		},
+		reason: "stripped image with its dSYM: LLVM 14 renames the outermost DWARF frame after " +
+			"__mh_execute_header; LC_FUNCTION_STARTS shows that symbol is not the function, so we keep DWARF's name",
+	},
+}
+
+func init() { refExceptions = append(refExceptions, machoRefExceptions...) }
+
+func TestMachOReferenceLLVMSymbolizer(t *testing.T) {
+	llvm, err := exec.LookPath("llvm-symbolizer-14")
+	if err != nil {
+		t.Skip("llvm-symbolizer-14 not installed")
+	}
+	for _, fx := range machoFixtures {
+		t.Run(fx.name(), func(t *testing.T) {
+			addrs := sampleMachOAddrs(t, fx)
+			if testing.Short() && len(addrs) > 500 {
+				addrs = addrs[:500]
+			}
+			for _, inlines := range []bool{false, true} {
+				mode := map[bool]string{false: "no-inlines", true: "inlines"}[inlines]
+				t.Run(mode, func(t *testing.T) {
+					ref := runLLVMMachO(t, llvm, fx, addrs, inlines)
+					got := runOursSlid(t, fx, addrs, inlines)
+					compareRef(t, fx.name()+" "+mode, addrs, ref, got)
+				})
+			}
+		})
+	}
+}
+
+// openImage parses the fixture's image (the slice for fx.arch).
+func openImage(t testing.TB, fx machoFixture) *macho.File {
+	data, err := os.ReadFile(fx.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := macho.Select(data, fx.arch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// sampleMachOAddrs picks addresses from the image's function starts (or
+// its symbols, for object files): each start, the byte after, random
+// interior points, the last byte, the byte past the end; every data
+// symbol; section edges; and addresses outside the image. Small fixtures
+// get every byte of their code.
+func sampleMachOAddrs(t *testing.T, fx machoFixture) []uint64 {
+	f := openImage(t, fx)
+	starts, err := f.FunctionStartAddrs(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	syms, err := f.Symbols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var code [][2]uint64
+	for _, seg := range f.Segments {
+		for _, s := range seg.Sections {
+			if s.Flags&0x80000400 != 0 && s.Size > 0 {
+				code = append(code, [2]uint64{s.Addr, s.Addr + s.Size})
+			}
+		}
+	}
+	for _, s := range syms {
+		if s.Kind == macho.KindDirect {
+			starts = append(starts, s.Value)
+		}
+	}
+	slices.Sort(starts)
+	starts = slices.Compact(starts)
+	rng := rand.New(rand.NewPCG(7, uint64(len(starts))))
+	seen := map[uint64]bool{}
+	var out []uint64
+	add := func(a uint64) {
+		if !seen[a] {
+			seen[a] = true
+			out = append(out, a)
+		}
+	}
+	var total uint64
+	for _, r := range code {
+		total += r[1] - r[0]
+	}
+	for _, r := range code {
+		add(r[0] - 1)
+		add(r[1])
+		if total <= 4096 {
+			for a := r[0]; a < r[1]; a++ {
+				add(a)
+			}
+		}
+	}
+	per := max(1, min(256, 4000/max(1, len(starts))))
+	for i, s := range starts {
+		end := s + 1
+		if i+1 < len(starts) {
+			end = starts[i+1]
+		}
+		for _, r := range code {
+			if r[0] <= s && s < r[1] && end > r[1] {
+				end = r[1]
+			}
+		}
+		add(s)
+		add(s + 1)
+		for range per {
+			add(s + rng.Uint64N(end-s))
+		}
+		add(end - 1)
+		add(end)
+	}
+	for _, a := range []uint64{0, 1, 0x1000, 0x100000000, 1 << 40, ^uint64(0)} {
+		add(a)
+	}
+	rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return out
+}
+
+func runLLVMMachO(t *testing.T, llvm string, fx machoFixture, addrs []uint64, inlines bool) []refAnswer {
+	var in bytes.Buffer
+	for _, a := range addrs {
+		fmt.Fprintf(&in, "0x%x\n", a)
+	}
+	args := []string{"--obj=" + fx.path, "--output-style=JSON", "--no-demangle", "--no-inlines"}
+	if inlines {
+		args[3] = "--inlines"
+	}
+	if fx.arch != "" {
+		args = append(args, "--default-arch="+fx.arch)
+	}
+	cmd := exec.Command(llvm, args...)
+	cmd.Stdin = &in
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("llvm-symbolizer-14: %v\n%s", err, stderr.Bytes())
+	}
+	lines := bytes.Split(bytes.TrimSpace(out), []byte("\n"))
+	if len(lines) != len(addrs) {
+		t.Fatalf("llvm-symbolizer-14 gave %d answers for %d addresses", len(lines), len(addrs))
+	}
+	ans := make([]refAnswer, len(lines))
+	for i, l := range lines {
+		if err := json.Unmarshal(l, &ans[i]); err != nil {
+			t.Fatalf("llvm-symbolizer-14 answer %d: %v: %s", i, err, l)
+		}
+	}
+	return ans
+}
+
+// runOursSlid symbolizes addrs as a process would report them: the image
+// loaded at a random page-aligned slide, each runtime PC mapped back to a
+// file address through slide.Module, as a crash-report symbolicator does.
+func runOursSlid(t *testing.T, fx machoFixture, addrs []uint64, inlines bool) [][]refFrame {
+	b, err := symbolize.Open(fx.path, &symbolize.Options{Inlines: inlines, Arch: fx.arch})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer b.Close()
+	img, _, ok := b.MachO()
+	if !ok {
+		t.Fatal("MachO() = false for a Mach-O binary")
+	}
+	link, _ := img.TextAddr()
+	rng := rand.New(rand.NewPCG(uint64(len(addrs)), 99))
+	s := rng.Uint64N(1<<20) << 14 // 16 KiB pages, up to 16 GiB
+	mod := slide.Module{Start: link + s, Link: link}
+	pcs := make([]uint64, len(addrs))
+	for i, a := range addrs {
+		runtime := a + s
+		pcs[i] = mod.FileAddr(runtime)
+		if pcs[i] != a {
+			t.Fatalf("slide %#x: runtime %#x maps back to %#x, want %#x", s, runtime, pcs[i], a)
+		}
+	}
+	return framesOf(t, b, pcs)
+}
+
+func framesOf(t *testing.T, b *symbolize.Binary, pcs []uint64) [][]refFrame {
+	out := make([][]refFrame, len(pcs))
+	b.Batch(pcs, func(i int, frames []symbolize.Frame, err error) bool {
+		if err != nil {
+			t.Errorf("0x%x: %v", pcs[i], err)
+		}
+		for _, f := range frames {
+			r := refFrame{
+				FunctionName: f.Function, FileName: f.File, Line: f.Line, Column: f.Column,
+				Discriminator: f.Discriminator, StartFileName: f.StartFile, StartLine: f.StartLine,
+			}
+			if f.HasStartAddress {
+				r.StartAddress = fmt.Sprintf("0x%x", f.StartAddress)
+			}
+			out[i] = append(out[i], r)
+		}
+		return true
+	})
+	return out
+}
+
+// TestMachOSources checks which source answers, on each kind of image.
+func TestMachOSources(t *testing.T) {
+	cases := []struct {
+		path string
+		pc   uint64
+		want symbolize.Source
+		fn   string
+	}{
+		{"testdata/macho/main.arm64", 0x1000005d0, symbolize.SourceDWARF, "helper"},
+		{"testdata/macho/main.arm64", 0x100008008, symbolize.SourceSymbolTable, "counter"},
+		{"testdata/macho/main.arm64", 0x100000630, symbolize.SourceNone, ""}, // __stubs
+		{"testdata/macho/main.arm64.stripped", 0x1000005d0, symbolize.SourceFunctionStarts, "0x1000005c8"},
+		{"testdata/macho/main.arm64.stripped", 0x100000000, symbolize.SourceSymbolTable, "_mh_execute_header"},
+	}
+	for _, c := range cases {
+		b, err := symbolize.Open(c.path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fr, err := b.AppendFrames(nil, c.pc)
+		b.Close()
+		if err != nil || len(fr) != 1 {
+			t.Fatalf("%s %#x: %v, %d frames", c.path, c.pc, err, len(fr))
+		}
+		if fr[0].Source != c.want || fr[0].Function != c.fn {
+			t.Errorf("%s %#x: %v %q, want %v %q", c.path, c.pc, fr[0].Source, fr[0].Function, c.want, c.fn)
+		}
+		if c.want == symbolize.SourceFunctionStarts && (fr[0].SymbolOffset != c.pc-0x1000005c8 || fr[0].SymbolName != c.fn) {
+			t.Errorf("%s %#x: symbol %q+%d", c.path, c.pc, fr[0].SymbolName, fr[0].SymbolOffset)
+		}
+	}
+}
+
+// TestMachODSYMMismatch pairs a binary with another build's dSYM: Open must
+// fail with *macho.UUIDMismatchError naming both UUIDs, beside the binary
+// or given explicitly, and succeed without the dSYM when asked.
+func TestMachODSYMMismatch(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "prog")
+	copyFile(t, "testdata/macho/prog.arm64", bin)
+	dw := macho.DSYMPath(bin)
+	if err := os.MkdirAll(filepath.Dir(dw), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	copyFile(t, "testdata/macho/main.arm64.dSYM/Contents/Resources/DWARF/main.arm64", dw)
+	for _, o := range []*symbolize.Options{nil, {DSYM: "testdata/macho/main.arm64.dSYM"}} {
+		_, err := symbolize.Open(bin, o)
+		var mm *macho.UUIDMismatchError
+		if !errors.As(err, &mm) {
+			t.Fatalf("Open(%+v) = %v, want *macho.UUIDMismatchError", o, err)
+		}
+		img := openImage(t, machoFixture{path: bin})
+		if mm.Binary != img.UUID || mm.Binary == mm.DSYM {
+			t.Errorf("mismatch error names %v and %v", mm.Binary, mm.DSYM)
+		}
+		if s := err.Error(); !strings.Contains(s, mm.Binary.String()) || !strings.Contains(s, mm.DSYM.String()) {
+			t.Errorf("error %q does not name both UUIDs", s)
+		}
+	}
+	b, err := symbolize.Open(bin, &symbolize.Options{NoDebugFile: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	fr, _ := b.AppendFrames(nil, 0x100000560)
+	if fr[0].Source != symbolize.SourceSymbolTable || fr[0].Function != "leaf0" {
+		t.Errorf("without the dSYM: %+v", fr[0])
+	}
+	// An explicit, matching dSYM in another place is used.
+	b2, err := symbolize.Open(bin, &symbolize.Options{DSYM: "testdata/macho/prog.arm64.dSYM"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b2.Close()
+	fr, _ = b2.AppendFrames(nil, 0x100000560)
+	if fr[0].Source != symbolize.SourceDWARF || fr[0].Line == 0 {
+		t.Errorf("explicit dSYM: %+v", fr[0])
+	}
+}
+
+// TestMachOArch checks slice selection in universal files.
+func TestMachOArch(t *testing.T) {
+	_, err := symbolize.Open("testdata/macho/prog.fat", nil)
+	var nf *macho.ArchNotFoundError
+	if !errors.As(err, &nf) || len(nf.Have) != 2 {
+		t.Fatalf("universal file without Arch: %v", err)
+	}
+	_, err = symbolize.Open("testdata/macho/prog.fat", &symbolize.Options{Arch: "ppc"})
+	if !errors.As(err, &nf) {
+		t.Fatalf("absent slice: %v", err)
+	}
+	for _, arch := range []string{"arm64", "x86_64"} {
+		b, err := symbolize.Open("testdata/macho/prog.fat", &symbolize.Options{Arch: arch})
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, dsym, _ := b.MachO()
+		if img.Arch() != arch || !strings.HasSuffix(dsym, "prog.fat.dSYM/Contents/Resources/DWARF/prog.fat") {
+			t.Errorf("%s: image %s, dSYM %q", arch, img.Arch(), dsym)
+		}
+		b.Close()
+	}
+}
+
+func TestMachOAllocs(t *testing.T) {
+	for _, p := range []string{"testdata/macho/prog.arm64", "testdata/macho/prog.arm64.stripped"} {
+		b, err := symbolize.Open(p, &symbolize.Options{Inlines: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := make([]symbolize.Frame, 0, 16)
+		pcs := []uint64{0x100000560, 0x100002120, 0x1000021a0, 0x100008000}
+		for _, pc := range pcs {
+			b.AppendFrames(dst[:0], pc) // warm the caches
+		}
+		n := testing.AllocsPerRun(100, func() {
+			for _, pc := range pcs {
+				dst, _ = b.AppendFrames(dst[:0], pc)
+			}
+		})
+		b.Close()
+		if n != 0 {
+			t.Errorf("%s: %v allocations per lookup round, want 0", p, n)
+		}
+	}
+}
+
+func BenchmarkMachOAppendFrames(b *testing.B) {
+	for _, p := range []string{"testdata/macho/prog.arm64", "testdata/macho/prog.arm64.stripped"} {
+		b.Run(filepath.Base(p), func(b *testing.B) {
+			bin, err := symbolize.Open(p, &symbolize.Options{Inlines: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer bin.Close()
+			img, _ := macho.Select(mustRead(b, p), "")
+			starts, _ := img.FunctionStartAddrs(nil)
+			last := starts[len(starts)-1]
+			pcs := make([]uint64, 1024)
+			rng := rand.New(rand.NewPCG(1, 2))
+			for i := range pcs {
+				pcs[i] = starts[0] + rng.Uint64N(last-starts[0])
+			}
+			dst := make([]symbolize.Frame, 0, 16)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; b.Loop(); i++ {
+				dst, _ = bin.AppendFrames(dst[:0], pcs[i%len(pcs)])
+			}
+		})
+	}
+}
+
+func mustRead(t testing.TB, p string) []byte {
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func copyFile(t *testing.T, from, to string) {
+	if err := os.WriteFile(to, mustRead(t, from), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

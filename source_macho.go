@@ -1,0 +1,315 @@
+package symbolize
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/symbolize-go/symbolize/macho"
+	"github.com/symbolize-go/symbolize/symtab"
+)
+
+// Section attribute bits [mach-o/loader.h]: a section holding code.
+const (
+	sectAttrPureInstructions = 0x80000000 // S_ATTR_PURE_INSTRUCTIONS
+	sectAttrSomeInstructions = 0x00000400 // S_ATTR_SOME_INSTRUCTIONS
+)
+
+// isMachO reports whether the file at path starts with a thin or universal
+// Mach-O magic number, in either byte order for thin images.
+func isMachO(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var m [4]byte
+	if _, err := io.ReadFull(f, m[:]); err != nil {
+		return false
+	}
+	be := uint32(m[0])<<24 | uint32(m[1])<<16 | uint32(m[2])<<8 | uint32(m[3])
+	le := uint32(m[3])<<24 | uint32(m[2])<<16 | uint32(m[1])<<8 | uint32(m[0])
+	for _, v := range [...]uint32{be, le} {
+		switch v {
+		case macho.Magic32, macho.Magic64:
+			return true
+		}
+	}
+	// Universal headers are big-endian only. 0xcafebabe is also the magic
+	// of Java class files; ParseFat rejects those.
+	return be == macho.MagicFat || be == macho.MagicFat64
+}
+
+// openMachO opens a thin or universal Mach-O file, selects Options.Arch,
+// and pairs it with its dSYM (Options.DSYM, else the bundle beside it)
+// unless Options.NoDebugFile. A dSYM whose UUID differs from the image's is
+// an error (*macho.UUIDMismatchError, naming both), never silently used or
+// dropped; reopen with NoDebugFile to go on without it.
+func openMachO(path string, o Options) (*Binary, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	img, err := macho.Select(data, o.Arch)
+	if err != nil {
+		return nil, fmt.Errorf("symbolize: %s: %w", path, err)
+	}
+	src := &machoSource{bin: img}
+	if !o.NoDebugFile {
+		d, dpath, err := macho.OpenDSYM(img, path, o.DSYM)
+		if err != nil {
+			return nil, fmt.Errorf("symbolize: %s: %w", path, err)
+		}
+		src.dsym, src.dsymPath = d, dpath
+	}
+	return newBinary(path, src, o), nil
+}
+
+// MachO returns the Mach-O image b symbolizes (the selected slice of a
+// universal file) and the path of the dSYM DWARF file in use ("" when
+// none), or ok false when b is not a Mach-O binary. The image gives what
+// slide arithmetic needs: TextAddr (the link-time __TEXT address), UUID
+// and Arch. It must not be modified.
+func (b *Binary) MachO() (image *macho.File, dsymPath string, ok bool) {
+	m, ok := b.src.(*machoSource)
+	if !ok {
+		return nil, "", false
+	}
+	return m.bin, m.dsymPath, true
+}
+
+// machoSource is a Mach-O image with its dSYM, if any. The files are read
+// into memory whole, so there is nothing to close.
+type machoSource struct {
+	bin      *macho.File
+	dsym     *macho.File // nil without a dSYM
+	dsymPath string
+
+	startsOnce sync.Once
+	starts     funcStarts
+}
+
+// dwarfFile is where the debug sections live: the dSYM when there is one,
+// else the image itself (an object file, or a binary linked with its DWARF).
+func (m *machoSource) dwarfFile() *macho.File {
+	if m.dsym != nil {
+		return m.dsym
+	}
+	return m.bin
+}
+
+func (m *machoSource) dwarfSection(name string) ([]byte, error) {
+	data, _, err := m.dwarfFile().DWARF(name)
+	return data, err
+}
+
+func (m *machoSource) bigEndian() bool { return m.dwarfFile().BigEndian }
+
+// symbols returns the image's direct (N_SECT) nlist symbols as
+// llvm-symbolizer 14 sees them: named without the leading underscore
+// Mach-O adds to every C symbol, functions when their section holds code and
+// objects otherwise, sized as LLVM sizes them (see machoSymbolSizes). The
+// image's table is used, never the dSYM's copy, as in LLVM.
+func (m *machoSource) symbols() ([]symtab.Symbol, error) {
+	syms, err := m.bin.Symbols()
+	if err != nil {
+		return nil, err
+	}
+	sizes := machoSymbolSizes(m.bin, syms)
+	var out []symtab.Symbol
+	for i := range syms {
+		s := &syms[i]
+		if s.Kind != macho.KindDirect {
+			continue
+		}
+		sec := m.bin.SectionByIndex(s.Sect)
+		if sec == nil {
+			continue
+		}
+		kind := symtab.KindFunc
+		if sec.Flags&sectAttrPureInstructions == 0 {
+			kind = symtab.KindObject
+		}
+		bind := symtab.BindLocal
+		if s.External() {
+			bind = symtab.BindGlobal
+		}
+		out = append(out, symtab.Symbol{
+			Name:    strings.TrimPrefix(s.Name, "_"),
+			Addr:    s.Value,
+			Size:    sizes[i],
+			Section: uint32(s.Sect),
+			Index:   uint32(i),
+			Kind:    kind,
+			Bind:    bind,
+			Defined: true,
+		})
+	}
+	return out, nil
+}
+
+// machoSymbolSizes returns a size for each of syms, computed as LLVM 14's
+// computeSymbolSizes does for Mach-O, which has no symbol sizes: every
+// symbol (stabs and undefined ones included) and the end address of every
+// section are sorted by (section number - 1, address), the section number
+// of an unsectioned entry wrapping to the largest; a symbol's size is the
+// distance to the next entry at a different address, whatever section
+// that entry belongs to. The last entry keeps its own address as its size.
+// Matching these quirks is what makes symbol answers agree with
+// llvm-symbolizer, e.g. __mh_execute_header covering the whole __text of a
+// stripped image.
+func machoSymbolSizes(f *macho.File, syms []macho.Symbol) []uint64 {
+	type ent struct {
+		sect uint32
+		addr uint64
+		sym  int // index into syms; -1 for a section end
+	}
+	ents := make([]ent, 0, len(syms)+8)
+	for i := range syms {
+		ents = append(ents, ent{uint32(syms[i].Sect) - 1, syms[i].Value, i})
+	}
+	n := uint32(0)
+	for _, seg := range f.Segments {
+		for _, s := range seg.Sections {
+			ents = append(ents, ent{n, s.Addr + s.Size, -1})
+			n++
+		}
+	}
+	slices.SortFunc(ents, func(a, b ent) int {
+		if c := cmp.Compare(a.sect, b.sect); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.addr, b.addr)
+	})
+	sizes := make([]uint64, len(syms))
+	last := len(ents) - 1
+	for i, e := range ents {
+		if e.sym < 0 {
+			continue
+		}
+		if i == last {
+			sizes[e.sym] = e.addr
+			continue
+		}
+		next := i + 1
+		for next < last && ents[next].addr == e.addr {
+			next++
+		}
+		sizes[e.sym] = ents[next].addr - e.addr
+	}
+	return sizes
+}
+
+// codeRanges returns the sorted ranges of the image's sections that hold
+// code.
+func (m *machoSource) codeRanges() [][2]uint64 {
+	var r [][2]uint64
+	for _, seg := range m.bin.Segments {
+		for _, s := range seg.Sections {
+			if s.Flags&(sectAttrPureInstructions|sectAttrSomeInstructions) != 0 && s.Size > 0 && !s.ZeroFill() {
+				r = append(r, [2]uint64{s.Addr, s.Addr + s.Size})
+			}
+		}
+	}
+	slices.SortFunc(r, func(a, b [2]uint64) int { return cmp.Compare(a[0], b[0]) })
+	return r
+}
+
+func (m *machoSource) close() error { return nil }
+
+// funcStarts is LC_FUNCTION_STARTS decoded: sorted starts, each function
+// ending at the next start or at the end of the code section it begins in,
+// and names synthesized from the addresses ("0x100003f00"), kept as
+// substrings of one string so that lookups allocate nothing.
+type funcStarts struct {
+	starts []uint64
+	ends   []uint64
+	names  string
+	nameAt []uint32 // names[nameAt[i]:nameAt[i+1]] names starts[i]
+}
+
+// functionStarts decodes the image's function starts once. A table that
+// stops decoding part way keeps the starts read before the error, and the
+// error becomes a warning in warns.
+func (m *machoSource) functionStarts(code [][2]uint64, warns *warnList) *funcStarts {
+	m.startsOnce.Do(func() {
+		starts, err := m.bin.FunctionStartAddrs(nil)
+		if err != nil {
+			warns.add(err)
+		}
+		// ld64 emits them sorted; a corrupt table might not be.
+		slices.Sort(starts)
+		starts = slices.Compact(starts)
+		fs := &m.starts
+		var names strings.Builder
+		names.Grow(len(starts) * 12)
+		var num [20]byte
+		for i, s := range starts {
+			end := uint64(0)
+			for _, r := range code {
+				if r[0] <= s && s < r[1] {
+					end = r[1]
+					break
+				}
+			}
+			if end == 0 {
+				continue // not in code: a corrupt table
+			}
+			if i+1 < len(starts) {
+				end = min(end, starts[i+1])
+			}
+			fs.starts = append(fs.starts, s)
+			fs.ends = append(fs.ends, end)
+			fs.nameAt = append(fs.nameAt, uint32(names.Len()))
+			names.WriteString("0x")
+			names.Write(strconv.AppendUint(num[:0], s, 16))
+		}
+		fs.nameAt = append(fs.nameAt, uint32(names.Len()))
+		fs.names = names.String()
+	})
+	return &m.starts
+}
+
+// lookup returns the function start covering pc, its end and its
+// synthesized name. Cost: O(log n), no allocation.
+func (fs *funcStarts) lookup(pc uint64) (start uint64, name string, ok bool) {
+	if len(fs.starts) == 0 {
+		return 0, "", false
+	}
+	i, found := slices.BinarySearch(fs.starts, pc)
+	if !found {
+		if i == 0 {
+			return 0, "", false
+		}
+		i--
+	}
+	if pc >= fs.ends[i] {
+		return 0, "", false
+	}
+	return fs.starts[i], fs.names[fs.nameAt[i]:fs.nameAt[i+1]], true
+}
+
+// functionStart answers pc from LC_FUNCTION_STARTS, for images that have
+// the table: the start of the function holding pc and a name synthesized
+// from it.
+func (b *Binary) functionStart(pc uint64) (start uint64, name string, ok bool) {
+	m, isMachO := b.src.(*machoSource)
+	if !isMachO || !b.inCode(pc) {
+		return 0, "", false
+	}
+	return m.functionStarts(b.code, &b.warns).lookup(pc)
+}
+
+// add records a warning, keeping at most maxWarnings.
+func (w *warnList) add(err error) {
+	w.mu.Lock()
+	if len(w.list) < maxWarnings {
+		w.list = append(w.list, err)
+	}
+	w.mu.Unlock()
+}
