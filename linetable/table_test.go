@@ -203,3 +203,33 @@ func TestTableFixtures(t *testing.T) {
 		}
 	}
 }
+
+// TestTableConcurrent: a Table is safe for concurrent use (run with -race).
+func TestTableConcurrent(t *testing.T) {
+	h := twoFileHeader(4)
+	asm, err := Assemble(&h, sampleRows(1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := NewTable(asm.Line, 0, asm.Options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan bool)
+	for range 4 {
+		go func() {
+			for pc := uint64(0x7f0); pc < 0x1420; pc++ {
+				tab.Lookup(pc)
+				tab.Header().FilePath(2, "/c")
+			}
+			for s := range tab.Sequences() {
+				for range tab.Rows(s) {
+				}
+			}
+			done <- true
+		}()
+	}
+	for range 4 {
+		<-done
+	}
+}
