@@ -16,7 +16,9 @@ const batchChunk = 2048
 //
 // Large batches are cut into chunks symbolized on all cores
 // (runtime.GOMAXPROCS) while yield consumes earlier chunks in order. A run
-// of equal addresses (common in profiles) is symbolized once.
+// of sorted addresses that share an answer (the same line-table row,
+// inline chain and symbol, as in profiles) is symbolized once: the later
+// ones cost a comparison and a copy, not a search.
 func (b *Binary) Batch(pcs []uint64, yield func(i int, frames []Frame, err error) bool) {
 	workers := runtime.GOMAXPROCS(0)
 	if len(pcs) <= batchChunk || workers < 2 {
@@ -99,21 +101,22 @@ func (c *chunkResult) reset() {
 }
 
 func (c *chunkResult) fill(b *Binary, pcs []uint64) {
+	// [lo, hi) is where the previous address's answer holds too: sorted
+	// addresses that stay inside it reuse that answer without a search.
+	var lo, hi, prevPC uint64
+	prevStart := 0
 	for i, pc := range pcs {
 		start := len(c.frames)
 		var err error
-		if i > 0 && pc == pcs[i-1] {
-			prev := 0
-			if i > 1 {
-				prev = c.ends[i-2]
-			}
-			c.frames = append(c.frames, c.frames[prev:start]...)
-			if c.errs != nil {
-				err = c.errs[i-1]
+		if i > 0 && lo <= pc && pc < hi && (c.errs == nil || c.errs[i-1] == nil) {
+			c.frames = append(c.frames, c.frames[prevStart:start]...)
+			if out := &c.frames[len(c.frames)-1]; out.SymbolName != "" {
+				out.SymbolOffset += pc - prevPC
 			}
 		} else {
-			c.frames, err = b.AppendFrames(c.frames, pc)
+			c.frames, lo, hi, err = b.appendFrames(c.frames, pc)
 		}
+		prevPC, prevStart = pc, start
 		if err != nil && c.errs == nil {
 			c.errs = make([]error, len(pcs))
 		}

@@ -39,14 +39,14 @@ func newBinary(path string, src source, o Options) *Binary {
 	return &Binary{path: path, src: src, opts: o, code: src.codeRanges()}
 }
 
-// inCode reports whether pc may be code: inside an executable section, or
-// anywhere when the sections are unknown. DWARF answers only such PCs: GNU
-// ld leaves the DWARF of sections removed by --gc-sections at address 0
-// (a tombstone), and llvm-symbolizer 14 wrongly resolves low PCs to those
-// dead functions.
-func (b *Binary) inCode(pc uint64) bool {
+// codeRange returns the code section holding pc, or the whole address
+// space when sections are unknown; ok is false when pc is outside code.
+// DWARF answers only code addresses: GNU ld leaves the DWARF of sections
+// removed by --gc-sections at address 0 (a tombstone), and llvm-symbolizer
+// 14 wrongly resolves low PCs to those dead functions.
+func (b *Binary) codeRange(pc uint64) (lo, hi uint64, ok bool) {
 	if b.code == nil {
-		return true
+		return 0, ^uint64(0), true
 	}
 	i, _ := slices.BinarySearchFunc(b.code, pc, func(r [2]uint64, pc uint64) int {
 		if r[1] <= pc {
@@ -57,7 +57,16 @@ func (b *Binary) inCode(pc uint64) bool {
 		}
 		return 0
 	})
-	return i < len(b.code) && b.code[i][0] <= pc && pc < b.code[i][1]
+	if i < len(b.code) && b.code[i][0] <= pc && pc < b.code[i][1] {
+		return b.code[i][0], b.code[i][1], true
+	}
+	return 0, 0, false
+}
+
+// inCode reports whether pc may be code (see codeRange).
+func (b *Binary) inCode(pc uint64) bool {
+	_, _, ok := b.codeRange(pc)
+	return ok
 }
 
 // Path returns the path the binary was opened from.

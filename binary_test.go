@@ -136,3 +136,42 @@ func FuzzNewBytes(f *testing.F) {
 		}
 	})
 }
+
+// TestBatchDense checks Batch's reuse of answers over dense sorted
+// addresses (every byte of a stretch of code, with runs of repeats) against
+// one AppendFrames per address.
+func TestBatchDense(t *testing.T) {
+	for _, name := range []string{"cpp-gcc-O3", "go-trimpath", "c-gcc-O2-dwarf5"} {
+		t.Run(name, func(t *testing.T) {
+			b, err := NewBytes(fixture(t, name), &Options{Inlines: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(b.code) == 0 {
+				t.Fatal("no code sections")
+			}
+			start := b.code[0][0]
+			var pcs []uint64
+			for pc := start; pc < start+12000; pc++ {
+				pcs = append(pcs, pc)
+				if pc%5 == 0 {
+					pcs = append(pcs, pc)
+				}
+			}
+			reused := 0
+			var prev []Frame
+			b.Batch(pcs, func(i int, frames []Frame, err error) bool {
+				want, werr := b.AppendFrames(nil, pcs[i])
+				if err != nil || werr != nil || !slices.Equal(frames, want) {
+					t.Fatalf("%#x: Batch %v %v, AppendFrames %v %v", pcs[i], frames, err, want, werr)
+				}
+				if i > 0 && slices.Equal(frames, prev) {
+					reused++
+				}
+				prev = append(prev[:0], frames...)
+				return true
+			})
+			t.Logf("%d addresses, %d with the previous one's answer", len(pcs), reused)
+		})
+	}
+}

@@ -19,26 +19,41 @@ var chainPool = sync.Pool{New: func() any { s := make([]inline.Frame, 0, 16); re
 // intervals, O(log n + depth); no allocation when dst has room and
 // Options.Demangle is off.
 func (b *Binary) AppendFrames(dst []Frame, pc uint64) ([]Frame, error) {
+	dst, _, _, err := b.appendFrames(dst, pc)
+	return dst, err
+}
+
+// appendFrames is AppendFrames that also returns the range [lo, hi) around
+// pc whose answers equal pc's but for the outermost frame's SymbolOffset,
+// so that Batch can reuse them for sorted addresses. The range may be
+// [pc, pc+1).
+func (b *Binary) appendFrames(dst []Frame, pc uint64) (_ []Frame, lo, hi uint64, err error) {
 	if b.closed.Load() {
-		return dst, ErrClosed
+		return dst, pc, pc + 1, ErrClosed
 	}
 	n := len(dst)
-	dst, err := b.appendDWARF(dst, pc)
+	dst, lo, hi, err = b.appendDWARF(dst, pc)
 	if err != nil {
-		return dst[:n], err
+		return dst[:n], pc, pc + 1, err
 	}
 	if !b.opts.NoSymbolTable {
 		syms, err := b.symbols()
 		if err != nil {
-			return dst[:n], err
+			return dst[:n], pc, pc + 1, err
 		}
 		m, ok := syms.Lookup(pc)
+		if ok {
+			lo, hi = max(lo, m.Start), min(hi, m.End)
+		} else {
+			lo, hi = pc, pc+1
+		}
 		if start, name, fsOK := b.functionStart(pc); fsOK && (!ok || start > m.Start) {
 			// LC_FUNCTION_STARTS knows a nearer function than the
 			// symbol table (in a stripped image, __mh_execute_header
 			// covers all of __text): it answers alone, or leaves the
 			// DWARF name alone rather than rename it as LLVM would.
 			ok = false
+			lo, hi = pc, pc+1
 			if len(dst) == n {
 				dst = append(dst, Frame{Source: SourceFunctionStarts, SymbolName: name, SymbolOffset: pc - start})
 				if b.opts.FunctionNames == NamesLinkage {
@@ -79,30 +94,38 @@ func (b *Binary) AppendFrames(dst []Frame, pc uint64) ([]Frame, error) {
 			dst[i].Function = symtab.Demangle(dst[i].Function, symtab.StyleLLVM)
 		}
 	}
-	return dst, nil
+	if hi <= pc || lo > pc {
+		lo, hi = pc, pc+1
+	}
+	return dst, lo, hi, nil
 }
 
 // appendDWARF appends what DWARF knows of pc: nothing when no unit covers
 // it; else the inline chain (or its single llvm-symbolizer --no-inlines
 // summary) with the line table's location on the innermost frame.
-func (b *Binary) appendDWARF(dst []Frame, pc uint64) ([]Frame, error) {
-	if !b.inCode(pc) {
-		return dst, nil
+//
+// It also returns the range around pc with the same DWARF answer.
+func (b *Binary) appendDWARF(dst []Frame, pc uint64) (_ []Frame, lo, hi uint64, err error) {
+	lo, hi, ok := b.codeRange(pc)
+	if !ok {
+		return dst, pc, pc + 1, nil
 	}
 	s, err := b.loadDWARF()
 	if s == nil {
-		return dst, err
+		return dst, pc, pc + 1, err
 	}
-	off, ok := s.index.Lookup(pc)
+	off, ulo, uhi, ok := s.index.LookupRange(pc)
 	if !ok {
-		return dst, nil
+		return dst, pc, pc + 1, nil
 	}
+	lo, hi = max(lo, ulo), min(hi, uhi)
 	us, err := s.unit(off)
 	if err != nil {
-		return dst, err
+		return dst, pc, pc + 1, err
 	}
 	cp := chainPool.Get().(*[]inline.Frame)
-	chain := us.inl.AppendChain((*cp)[:0], pc)
+	chain, clo, chi := us.inl.AppendChainRange((*cp)[:0], pc)
+	lo, hi = max(lo, clo), min(hi, chi)
 	last := len(chain)
 	if last > 1 && !b.opts.Inlines {
 		// llvm-symbolizer 14 --no-inlines names the frame after the
@@ -134,5 +157,5 @@ func (b *Binary) appendDWARF(dst []Frame, pc uint64) ([]Frame, error) {
 	}
 	*cp = chain[:0]
 	chainPool.Put(cp)
-	return dst, nil
+	return dst, lo, hi, nil
 }

@@ -343,16 +343,50 @@ func tombstone(size uint8) uint64 {
 //
 // Cost: O(log spans + depth); no allocation when dst has room.
 func (ix *Index) AppendChain(dst []Frame, pc uint64) []Frame {
+	dst, _, _ = ix.AppendChainRange(dst, pc)
+	return dst
+}
+
+// AppendChainRange is AppendChain that also returns the addresses [lo, hi)
+// around pc whose chains equal pc's (the same DIEs and the same line-table
+// row), so that a caller walking sorted PCs can reuse the answer while it
+// stays inside. The range may be as narrow as [pc, pc+1).
+func (ix *Index) AppendChainRange(dst []Frame, pc uint64) (_ []Frame, lo, hi uint64) {
 	n := int32(-1)
-	if i := sort.Search(len(ix.lo), func(j int) bool { return ix.lo[j] > pc }) - 1; i >= 0 && pc < ix.spans[i].hi {
+	lo, hi = 0, ^uint64(0)
+	i := sort.Search(len(ix.lo), func(j int) bool { return ix.lo[j] > pc }) - 1
+	switch {
+	case i >= 0 && pc < ix.spans[i].hi:
 		n = ix.spans[i].node
+		lo, hi = ix.spans[i].lo, ix.spans[i].hi
+	case i >= 0:
+		lo = ix.spans[i].hi // in the gap after span i
+	}
+	if n < 0 && i+1 < len(ix.lo) {
+		hi = ix.lo[i+1]
+	}
+	var loc Frame
+	located := false
+	if ix.lt != nil {
+		row, end, ok := ix.lt.LookupRange(pc)
+		if ok {
+			lo, hi = max(lo, row.Address), min(hi, end)
+			if name, ok := ix.file(uint64(row.File)); ok {
+				loc.File, loc.Line, loc.Column, loc.Discriminator = name, row.Line, row.Column, row.Discriminator
+				located = true
+			}
+		} else {
+			lo, hi = pc, pc+1
+		}
+	}
+	if hi <= pc || lo > pc { // an empty end (pc+1 wrapped) or a row ending before the span
+		lo, hi = pc, pc+1
 	}
 	if n < 0 {
-		var f Frame
-		if ix.locate(&f, pc) {
-			dst = append(dst, f)
+		if located {
+			dst = append(dst, loc)
 		}
-		return dst
+		return dst, lo, hi
 	}
 	var inner *node
 	for n >= 0 {
@@ -363,7 +397,7 @@ func (ix *Index) AppendChain(dst []Frame, pc uint64) []Frame {
 			StartAddress: nd.low, HasStartAddress: nd.hasLow,
 		}
 		if inner == nil {
-			ix.locate(&f, pc)
+			f.File, f.Line, f.Column, f.Discriminator = loc.File, loc.Line, loc.Column, loc.Discriminator
 		} else {
 			if ix.lt != nil {
 				f.File, _ = ix.file(uint64(inner.callFile))
@@ -374,26 +408,7 @@ func (ix *Index) AppendChain(dst []Frame, pc uint64) []Frame {
 		inner = nd
 		n = nd.parent // always less than n: parents are made first
 	}
-	return dst
-}
-
-// locate fills f's location from the line-table row of pc, as LLVM's
-// getFileLineInfoForAddress does: nothing at all unless the row's file
-// resolves.
-func (ix *Index) locate(f *Frame, pc uint64) bool {
-	if ix.lt == nil {
-		return false
-	}
-	row, ok := ix.lt.Lookup(pc)
-	if !ok {
-		return false
-	}
-	name, ok := ix.file(uint64(row.File))
-	if !ok {
-		return false
-	}
-	f.File, f.Line, f.Column, f.Discriminator = name, row.Line, row.Column, row.Discriminator
-	return true
+	return dst, lo, hi
 }
 
 // file returns the path of the unit's line-table file index i.

@@ -37,6 +37,11 @@ type Match struct {
 	Offset uint64 // the looked-up address minus Start
 	Kind   Kind
 	File   string // for ELF local symbols, the STT_FILE name before it; see Symbol.File
+	// End is where this answer stops holding: Lookup gives this symbol for
+	// every address in [Start, End). It is the sooner of Start+Size and
+	// the next symbol's start (the end of the address space for the last
+	// size-0 symbol).
+	End uint64
 }
 
 // AppendText appends "name+0x1c" (the offset in hex, always present) to dst.
@@ -157,7 +162,14 @@ func (t *Table) Lookup(pc uint64) (Match, bool) {
 	if e.size != 0 && pc-start >= e.size {
 		return Match{}, false
 	}
-	return Match{Name: e.name, Start: start, Size: e.size, Offset: pc - start, Kind: e.kind, File: e.file}, true
+	end := ^uint64(0)
+	if i+1 < len(t.addrs) {
+		end = t.addrs[i+1]
+	}
+	if e.size != 0 && start+e.size > start && start+e.size < end {
+		end = start + e.size
+	}
+	return Match{Name: e.name, Start: start, Size: e.size, Offset: pc - start, Kind: e.kind, File: e.file, End: end}, true
 }
 
 // upper returns the number of leading elements of the sorted a that are

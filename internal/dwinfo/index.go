@@ -79,11 +79,22 @@ func NewIndex(d *Data) *Index {
 
 // Lookup returns the offset of the unit covering pc and whether one does.
 func (ix *Index) Lookup(pc uint64) (uint64, bool) {
-	if u, ok := find(ix.aranges, pc); ok {
-		return u, true
+	u, _, _, ok := ix.LookupRange(pc)
+	return u, ok
+}
+
+// LookupRange is Lookup that also returns the range [lo, hi) around pc
+// that maps to the same unit, so that a caller walking sorted PCs can skip
+// the search while it stays inside.
+func (ix *Index) LookupRange(pc uint64) (unit, lo, hi uint64, ok bool) {
+	if r, ok := findRange(ix.aranges, pc); ok {
+		return r.unit, r.lo, r.hi, true
 	}
 	ix.unitsOnce.Do(ix.buildUnits)
-	return find(ix.units, pc)
+	if r, ok := findRange(ix.units, pc); ok {
+		return r.unit, r.lo, r.hi, true
+	}
+	return 0, 0, 0, false
 }
 
 // Errors returns the problems met while building the tiers built so far
@@ -242,7 +253,8 @@ func (h *unitHeap) Pop() any {
 
 // find returns the unit of the range holding pc (LLVM's findAddress: the
 // first range whose end is past pc, if it starts at or before pc).
-func find(rs []ivl, pc uint64) (uint64, bool) {
+// findRange returns the interval of rs containing pc.
+func findRange(rs []ivl, pc uint64) (ivl, bool) {
 	lo, hi := 0, len(rs)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
@@ -253,7 +265,8 @@ func find(rs []ivl, pc uint64) (uint64, bool) {
 		}
 	}
 	if lo < len(rs) && rs[lo].lo <= pc {
-		return rs[lo].unit, true
+		return rs[lo], true
 	}
-	return 0, false
+	return ivl{}, false
 }
+
