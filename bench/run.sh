@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# Times our examples/addr2line against llvm-symbolizer-14, GNU addr2line and
+# eu-addr2line on the same addresses and prints median wall time, median max
+# RSS and the ratios ours/reference as Markdown. See bench/README.md.
+#
+#   bench/run.sh [mid|rgw|all]      (default mid)
+#
+# Environment: REPS (runs per tool and case, default 3), WORK (scratch dir,
+# default /tmp/symbolize-bench), CACHE (Debian packages, default
+# ~/.cache/symbolize-bench), N_MID (default 200000), N_RGW (default 10000).
+set -euo pipefail
+
+set_name=${1:-mid}
+case $set_name in mid | rgw | all) ;; *)
+	echo "usage: $0 [mid|rgw|all]" >&2
+	exit 2
+	;;
+esac
+REPS=${REPS:-3}
+WORK=${WORK:-/tmp/symbolize-bench}
+CACHE=${CACHE:-$HOME/.cache/symbolize-bench}
+N_MID=${N_MID:-200000}
+N_RGW=${N_RGW:-10000}
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+
+for t in /usr/bin/time llvm-symbolizer-14 addr2line eu-addr2line go; do
+	command -v "$t" >/dev/null || {
+		echo "$0: $t not found (apt-get install time llvm-14 binutils elfutils)" >&2
+		exit 1
+	}
+done
+
+mkdir -p "$WORK/out"
+cd "$REPO"
+go build -o "$WORK/addr2line" ./examples/addr2line
+go build -o "$WORK/benchtool" ./bench/benchtool
+OURS=$WORK/addr2line
+BT=$WORK/benchtool
+RAW=$WORK/raw-$set_name.tsv
+: >"$RAW"
+
+# Each case: name, mode (inl or noinl), binary, debug dir ("" for none),
+# GNU binary (the path GNU addr2line finds the debug file from), addresses,
+# and optionally the tools to run (default: all for the mode).
+CASES=()
+add_case() { CASES+=("$1|$2|$3|$4|$5|$6|${7:-}"); }
+
+if [[ $set_name == mid || $set_name == all ]]; then
+	# cmd/go: Go's linker writes zlib-compressed DWARF 5.
+	[[ -x $WORK/go ]] || go build -o "$WORK/go" cmd/go
+	C=$REPO/testdata/elf/c-gcc-O2-dwarf5
+	"$BT" sample -n "$N_MID" -seed 1 "$WORK/go" >"$WORK/go.addrs"
+	"$BT" sample -n "$N_MID" -seed 1 "$C" >"$WORK/c.addrs"
+	# GNU addr2line 2.40 and eu-addr2line 0.188 find no line for any
+	# address of a Go 1.26 binary ("go.go:?", "??:0"; GNU takes 20 s and
+	# eu 4 min for it), so only llvm-symbolizer answers there. Set
+	# GO_ALL_TOOLS=1 to time them anyway.
+	gotools="ours llvm-symbolizer"
+	[[ -n ${GO_ALL_TOOLS:-} ]] && gotools=""
+	add_case "go-$((N_MID / 1000))k-noinl" noinl "$WORK/go" "" "$WORK/go" "$WORK/go.addrs" "$gotools"
+	add_case "go-$((N_MID / 1000))k-inl" inl "$WORK/go" "" "$WORK/go" "$WORK/go.addrs" "$gotools"
+	add_case "c-$((N_MID / 1000))k-noinl" noinl "$C" "" "$C" "$WORK/c.addrs"
+	add_case "c-$((N_MID / 1000))k-inl" inl "$C" "" "$C" "$WORK/c.addrs"
+fi
+
+if [[ $set_name == rgw || $set_name == all ]]; then
+	ROOT=$CACHE/root
+	LIB=$ROOT/usr/lib/x86_64-linux-gnu/libradosgw.so.2
+	if [[ ! -e $LIB ]]; then
+		mkdir -p "$CACHE" "$ROOT"
+		(cd "$CACHE" && apt-get download radosgw radosgw-dbg)
+		for d in "$CACHE"/radosgw*.deb; do dpkg -x "$d" "$ROOT"; done
+	fi
+	BID=$(llvm-readelf-14 -n "$LIB" | awk '/Build ID/ {print $3}')
+	DBG=$ROOT/usr/lib/debug/.build-id/${BID:0:2}/${BID:2}.debug
+	[[ -f $DBG ]] || {
+		echo "$0: no debug file $DBG" >&2
+		exit 1
+	}
+	# GNU addr2line has no debug-directory option: BFD looks for the
+	# .gnu_debuglink name in the binary's directory and its .debug/, so
+	# give it a directory laid out that way.
+	GNU=$CACHE/gnu
+	LINK=$(llvm-readelf-14 --string-dump=.gnu_debuglink "$LIB" | awk '/\[ *0\]/ {print $3; exit}')
+	mkdir -p "$GNU/.debug"
+	ln -sfn "$(readlink -f "$LIB")" "$GNU/libradosgw.so.2"
+	ln -sfn "$DBG" "$GNU/.debug/$LINK"
+	# The library first: its .dynsym lists only exported functions, so the
+	# sampler takes the debug file's full .symtab.
+	"$BT" sample -n 1 -seed 1 "$LIB" "$DBG" >"$WORK/rgw1.addrs"
+	"$BT" sample -n "$N_RGW" -seed 1 "$LIB" "$DBG" >"$WORK/rgw.addrs"
+	add_case rgw-cold-noinl noinl "$LIB" "$ROOT/usr/lib/debug" "$GNU/libradosgw.so.2" "$WORK/rgw1.addrs"
+	add_case rgw-cold-inl inl "$LIB" "$ROOT/usr/lib/debug" "$GNU/libradosgw.so.2" "$WORK/rgw1.addrs"
+	add_case "rgw-$((N_RGW / 1000))k-inl" inl "$LIB" "$ROOT/usr/lib/debug" "$GNU/libradosgw.so.2" "$WORK/rgw.addrs"
+fi
+
+# tools MODE prints the tools run in that mode.
+tools() {
+	if [[ $1 == inl ]]; then
+		echo ours llvm-symbolizer gnu-addr2line eu-addr2line
+	else
+		echo ours llvm-symbolizer gnu-addr2line
+	fi
+}
+
+# say prints its arguments one a line; echo would eat "-e".
+say() { printf '%s\n' "$@"; }
+
+# command_for TOOL MODE BIN DEBUGDIR GNUBIN prints the command line, one
+# argument a line. GNU and eu get -C so that every tool demangles, as ours
+# and llvm-symbolizer do by default: the same work for the same answers.
+command_for() {
+	local tool=$1 mode=$2 bin=$3 dbg=$4 gbin=$5
+	case $tool in
+	ours | llvm-symbolizer)
+		[[ $tool == ours ]] && say "$OURS" || say llvm-symbolizer-14
+		say "--obj=$bin"
+		say --functions
+		[[ $mode == inl ]] && say --inlines || say --no-inlines
+		[[ -n $dbg ]] && say "--debug-file-directory=$dbg"
+		;;
+	gnu-addr2line)
+		say addr2line
+		say -e
+		say "$gbin"
+		say -f
+		say -C
+		[[ $mode == inl ]] && say -i
+		;;
+	eu-addr2line)
+		say eu-addr2line
+		say -e
+		say "$bin"
+		[[ -n $dbg ]] && say "--debuginfo-path=$dbg"
+		say -f
+		say -C
+		[[ $mode == inl ]] && say -i
+		;;
+	esac
+	return 0
+}
+
+# Interleaved: every tool of every case once, then again, so that a burst of
+# load from someone else on the machine spreads over all tools.
+for rep in $(seq 1 "$REPS"); do
+	for c in "${CASES[@]}"; do
+		IFS='|' read -r name mode bin dbg gbin addrs only <<<"$c"
+		for tool in ${only:-$(tools "$mode")}; do
+			mapfile -t cmd < <(command_for "$tool" "$mode" "$bin" "$dbg" "$gbin")
+			out=$WORK/out/$name.$tool
+			# eu-addr2line exits 1 when any address has no answer: keep
+			# going, and let the Answers section show what came out.
+			rc=0
+			/usr/bin/time -f '%e %M' -o "$WORK/time" "${cmd[@]}" <"$addrs" >"$out" 2>"$out.err" || rc=$?
+			if ((rc != 0)); then
+				echo "$0: $name $tool exited $rc: $(grep -v '^Command exited' "$WORK/time" | tail -3; tail -3 "$out.err")" >&2
+			fi
+			tail -1 "$WORK/time" >"$WORK/time.last"
+			read -r wall rss <"$WORK/time.last"
+			printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$tool" "$rep" "$wall" "$rss" >>"$RAW"
+			echo "rep $rep $name $tool: ${wall}s ${rss}KiB" >&2
+		done
+	done
+done
+
+echo "## Results ($set_name, $(date -u +%Y-%m-%d), $REPS runs each, medians)"
+echo
+echo "Machine: $(nproc) cores, $(awk '/model name/ {sub(/.*: /, ""); print; exit}' /proc/cpuinfo);" \
+	"go $(go env GOVERSION); $(llvm-symbolizer-14 --version | awk '/LLVM version/ {print "LLVM " $3}');" \
+	"$(addr2line --version | head -1); $(eu-addr2line --version | head -1)."
+"$BT" report "$RAW"
+
+echo
+echo "### Answers"
+echo
+echo "Unknown answers (\"??\") in each tool's output, and our agreement with llvm-symbolizer-14"
+echo "(whole answer per address, byte for byte; then function names only):"
+echo
+for c in "${CASES[@]}"; do
+	IFS='|' read -r name mode _ _ _ addrs only <<<"$c"
+	echo "- $name ($(wc -l <"$addrs") addresses):"
+	for tool in ${only:-$(tools "$mode")}; do
+		echo "  - $tool: $("$BT" unknown "$WORK/out/$name.$tool")"
+	done
+	echo "  - ours vs llvm-symbolizer: $("$BT" agree "$WORK/out/$name.ours" "$WORK/out/$name.llvm-symbolizer" 2>"$WORK/out/$name.diff")"
+done
