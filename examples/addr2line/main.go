@@ -21,6 +21,13 @@
 //	--adjust-vma=N                       input addresses are file addresses plus N
 //	--output-style=LLVM|GNU|JSON         output format (JSON as llvm-symbolizer's schema)
 //	--debug-file-directory=DIR           where to look for separate debug files (repeatable)
+//	--default-arch=ARCH                  the slice of Mach-O universal files (also FILE:ARCH)
+//	--dsym-hint=PATH.dSYM                a dSYM bundle to try for Mach-O files (repeatable)
+//
+// Mach-O binaries, dylibs, dSYMs and universal files work as ELF ones do. A
+// binary's dSYM beside it (BINARY.dSYM) is found without a hint, and a dSYM
+// is used only when its UUID matches, as in llvm-symbolizer. A module named
+// FILE:ARCH selects the ARCH slice of FILE.
 //
 // Addresses come from the arguments or, when there are none, from standard
 // input, one request a line: ADDR, MODULE ADDR (without --obj) or either
@@ -38,6 +45,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -78,6 +86,9 @@ type config struct {
 	adjustVMA    uint64
 	style        outputStyle
 	debugDirs    []string
+	defaultArch  string
+	dsymHints    []string
+	warnings     []string // printed to stderr before any answer
 	inputs       []string
 }
 
@@ -91,6 +102,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if cfg == nil { // --help or --version
 		fmt.Fprint(stdout, usage)
 		return 0
+	}
+	for _, w := range cfg.warnings {
+		fmt.Fprintln(stderr, w)
 	}
 	s := newSession(cfg, stdout, stderr)
 	defer s.close()
@@ -119,6 +133,7 @@ const usage = `USAGE: addr2line [options] addresses...
   --adjust-vma=N
   --output-style=LLVM|GNU|JSON
   --debug-file-directory=DIR
+  --default-arch=ARCH, --dsym-hint=PATH.dSYM   (Mach-O)
 
 Without addresses, requests are read from standard input, one a line:
   [CODE|DATA|FRAME] [MODULE] ADDRESS
@@ -128,7 +143,7 @@ Without addresses, requests are read from standard input, one a line:
 // --name value.
 var valueOptions = map[string]bool{
 	"obj": true, "exe": true, "adjust-vma": true, "output-style": true,
-	"debug-file-directory": true,
+	"debug-file-directory": true, "default-arch": true, "dsym-hint": true,
 }
 
 // parseArgs reads the command line the way llvm-symbolizer's option table
@@ -255,6 +270,16 @@ func parseArgs(args []string) (*config, error) {
 			}
 		case "debug-file-directory":
 			cfg.debugDirs = append(cfg.debugDirs, value)
+		case "default-arch":
+			cfg.defaultArch = value
+		case "dsym-hint":
+			// llvm-symbolizer takes only bundles, and warns about the rest.
+			if filepath.Ext(value) == ".dSYM" {
+				cfg.dsymHints = append(cfg.dsymHints, value)
+			} else {
+				cfg.warnings = append(cfg.warnings,
+					fmt.Sprintf("Warning: invalid dSYM hint: \"%s\" (must have the '.dSYM' extension).", value))
+			}
 		case "help", "version":
 			return nil, nil
 		default:
@@ -270,7 +295,8 @@ func isLongOption(name string) bool {
 	switch name {
 	case "obj", "exe", "functions", "demangle", "no-demangle", "inlines", "inlining",
 		"no-inlines", "addresses", "print-address", "pretty-print", "basenames",
-		"relativenames", "adjust-vma", "output-style", "debug-file-directory", "help", "version":
+		"relativenames", "adjust-vma", "output-style", "debug-file-directory", "default-arch", "dsym-hint",
+		"help", "version":
 		return true
 	}
 	return false

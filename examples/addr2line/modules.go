@@ -2,6 +2,7 @@ package main
 
 import (
 	"debug/elf"
+	"encoding/binary"
 	"errors"
 	"io"
 	"os"
@@ -23,8 +24,10 @@ type module struct {
 // module that failed to open stays failed, and only the first request for
 // it reports why.
 type moduleCache struct {
-	opts symbolize.Options
-	mods map[string]*module
+	opts        symbolize.Options
+	defaultArch string   // --default-arch
+	dsymHints   []string // --dsym-hint bundles
+	mods        map[string]*module
 }
 
 // get returns the module called name and the error to report now (nil
@@ -34,22 +37,71 @@ func (c *moduleCache) get(name string) (*module, error) {
 		return m, nil
 	}
 	m := &module{}
-	m.bin, m.err = symbolize.Open(name, &c.opts)
-	if m.err != nil && !c.opts.NoDebugFile && hasELFMagic(name) {
+	path, arch := splitArch(name, c.defaultArch)
+	if isMachO(path) {
+		m.bin, m.err = c.openMachO(path, arch)
+	} else {
+		m.bin, m.err = symbolize.Open(path, &c.opts)
+	}
+	if m.err != nil && !c.opts.NoDebugFile && hasELFMagic(path) {
 		// A separate debug file that cannot be used (a build-ID mismatch,
 		// say) must not stop the binary's own symbols from answering, as
 		// in llvm-symbolizer.
 		o := c.opts
 		o.NoDebugFile = true
-		if b, err := symbolize.Open(name, &o); err == nil {
+		if b, err := symbolize.Open(path, &o); err == nil {
 			m.bin, m.err = b, nil
 		}
 	}
 	if m.err != nil {
-		m.err = errors.New(llvmMessage(name, m.err))
+		m.err = errors.New(llvmMessage(path, m.err))
 	}
 	c.mods[name] = m
 	return m, m.err
+}
+
+// openMachO opens a Mach-O file's arch slice with the first dSYM whose UUID
+// matches, in llvm-symbolizer's order: the bundle beside the binary, then
+// each --dsym-hint; without one, the binary alone answers (a mismatched
+// dSYM is skipped silently, as LLVM does).
+func (c *moduleCache) openMachO(path, arch string) (*symbolize.Binary, error) {
+	o := c.opts
+	o.Arch = arch
+	if !o.NoDebugFile {
+		b, err := symbolize.Open(path, &o)
+		if err == nil {
+			if _, dsym, _ := b.MachO(); dsym != "" || len(c.dsymHints) == 0 {
+				return b, nil
+			}
+			b.Close()
+		}
+		for _, h := range c.dsymHints {
+			oh := o
+			oh.DSYM = h
+			if b, err := symbolize.Open(path, &oh); err == nil {
+				return b, nil
+			}
+		}
+	}
+	o.NoDebugFile = true
+	return symbolize.Open(path, &o)
+}
+
+// machoArches are the architecture names accepted after the colon of a
+// FILE:ARCH module name (llvm-symbolizer accepts any name its Triple
+// parser knows; these are the Mach-O ones).
+var machoArches = map[string]bool{
+	"arm64": true, "arm64e": true, "arm64_32": true, "x86_64": true, "x86_64h": true, "i386": true,
+	"armv7": true, "armv7s": true, "armv7k": true, "armv6": true, "ppc": true, "ppc64": true,
+}
+
+// splitArch splits "FILE:ARCH" when the part after the last colon names an
+// architecture; otherwise the whole name is the file and def the arch.
+func splitArch(name, def string) (path, arch string) {
+	if i := strings.LastIndexByte(name, ':'); i >= 0 && machoArches[name[i+1:]] {
+		return name[:i], name[i+1:]
+	}
+	return name, def
 }
 
 func (c *moduleCache) close() {
@@ -69,7 +121,7 @@ func llvmMessage(name string, err error) string {
 		msg := errno.Error()
 		return strings.ToUpper(msg[:1]) + msg[1:]
 	}
-	if !hasELFMagic(name) {
+	if !hasELFMagic(name) && !isMachO(name) {
 		return "The file was not recognized as a valid object file"
 	}
 	return err.Error()
@@ -85,9 +137,6 @@ func hasELFMagic(name string) bool {
 	_, err = io.ReadFull(f, magic[:])
 	return err == nil && string(magic[:]) == elf.ELFMAG
 }
-
-// symbols returns the symbol table DATA requests search: the one the root
-// package names functions with (the binary's .symtab, else its separate
 
 // relative strips the compilation directory from file, for
 // --relativenames, where llvm-symbolizer leaves it out while joining the line
@@ -118,4 +167,23 @@ func (s *session) fileName(compDir, file string) string {
 		return relative(compDir, file)
 	}
 	return file
+}
+
+// isMachO reports whether name starts with a thin (either byte order) or
+// universal Mach-O magic number.
+func isMachO(name string) bool {
+	f, err := os.Open(name)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var m [4]byte
+	if _, err := io.ReadFull(f, m[:]); err != nil {
+		return false
+	}
+	switch binary.BigEndian.Uint32(m[:]) {
+	case 0xfeedface, 0xfeedfacf, 0xcefaedfe, 0xcffaedfe, 0xcafebabe, 0xcafebabf:
+		return true
+	}
+	return false
 }

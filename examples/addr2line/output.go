@@ -41,7 +41,8 @@ func newSession(cfg *config, stdout, stderr io.Writer) *session {
 		cfg:    cfg,
 		out:    bufio.NewWriterSize(stdout, 64<<10),
 		stderr: stderr,
-		cache:  moduleCache{opts: opts, mods: map[string]*module{}},
+		cache: moduleCache{opts: opts, defaultArch: cfg.defaultArch, dsymHints: cfg.dsymHints,
+			mods: map[string]*module{}},
 		inList: -1,
 	}
 }
