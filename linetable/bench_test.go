@@ -123,6 +123,32 @@ func BenchmarkDecode(b *testing.B) {
 		}
 		reportRows(b, rows, start, cpu)
 	})
+	b.Run("linetable-batch", func(b *testing.B) {
+		b.SetBytes(int64(len(in.line)))
+		b.ReportAllocs()
+		rows := 0
+		start, cpu := time.Now(), cpuTime()
+		var dst [128]Row
+		for b.Loop() {
+			for _, off := range in.units {
+				r, err := NewReader(in.line, off, &in.opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for {
+					n, err := r.NextRows(dst[:])
+					if err == io.EOF {
+						break
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+					rows += n
+				}
+			}
+		}
+		reportRows(b, rows, start, cpu)
+	})
 	b.Run("debugdwarf", func(b *testing.B) {
 		b.SetBytes(int64(len(in.line)))
 		b.ReportAllocs()
@@ -180,6 +206,37 @@ func BenchmarkRows(b *testing.B) {
 			var row Row
 			for r.Next(&row) == nil {
 				rows++
+			}
+		}
+	}
+	reportRows(b, rows, start, cpu)
+}
+
+// BenchmarkRowsBatch is BenchmarkRows with NextRows and a 128-row buffer.
+func BenchmarkRowsBatch(b *testing.B) {
+	in := loadBench(b)
+	var readers []*Reader
+	for _, off := range in.units {
+		r, err := NewReader(in.line, off, &in.opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		readers = append(readers, r)
+	}
+	b.SetBytes(int64(len(in.line)))
+	b.ReportAllocs()
+	rows := 0
+	var dst [128]Row
+	start, cpu := time.Now(), cpuTime()
+	for b.Loop() {
+		for _, r := range readers {
+			r.Reset()
+			for {
+				n, _ := r.NextRows(dst[:])
+				if n == 0 {
+					break
+				}
+				rows += n
 			}
 		}
 	}

@@ -94,6 +94,7 @@ func decodeUnit(t *testing.T, data []byte, off uint64, opts *Options) {
 	if err != io.EOF {
 		checkErr(t, err)
 	}
+	checkNextRows(t, data, off, opts, rows, err)
 	for i := range h.Files {
 		h.FilePath(uint64(i), "/comp")
 	}

@@ -1,0 +1,100 @@
+package linetable
+
+import (
+	"errors"
+	"io"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// checkNextRows decodes the unit at off again with NextRows, for several
+// buffer sizes, and checks that it yields rows exactly as Next did (want,
+// then wantErr, which is io.EOF or the decode error).
+func checkNextRows(t *testing.T, data []byte, off uint64, opts *Options, want []Row, wantErr error) {
+	t.Helper()
+	for _, size := range []int{1, 3, 128} {
+		r, err := NewReader(data, off, opts)
+		if err != nil {
+			t.Fatalf("NewReader: %v", err)
+		}
+		dst := make([]Row, size)
+		var got []Row
+		for {
+			n, err := r.NextRows(dst)
+			if err != nil {
+				if n != 0 {
+					t.Fatalf("NextRows(%d rows): %d rows with error %v", size, n, err)
+				}
+				if err != wantErr && (err == io.EOF || wantErr == io.EOF || err.Error() != wantErr.Error()) {
+					t.Fatalf("NextRows(%d rows): error %v, Next %v", size, err, wantErr)
+				}
+				break
+			}
+			if n == 0 || n > size {
+				t.Fatalf("NextRows(%d rows) = %d, nil", size, n)
+			}
+			got = append(got, dst[:n]...)
+			if len(got) > len(want) {
+				t.Fatalf("NextRows(%d rows): more rows than Next's %d", size, len(want))
+			}
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("NextRows(%d rows) differs from Next (-Next +NextRows):\n%s", size, diff)
+		}
+		// The end is sticky.
+		if n, err := r.NextRows(dst); n != 0 || err == nil {
+			t.Fatalf("NextRows(%d rows) after the end = %d, %v", size, n, err)
+		}
+		if n, err := r.NextRows(nil); n != 0 || err != nil {
+			t.Fatalf("NextRows(nil) = %d, %v", n, err)
+		}
+	}
+}
+
+// TestNextRowsFixtures checks NextRows against Next on every unit of every
+// fixture (the edge cases and fuzz seeds go through decodeUnit).
+func TestNextRowsFixtures(t *testing.T) {
+	for _, fx := range elfFixtures(t) {
+		for _, off := range unitOffsets(t, fx.line, &fx.opts) {
+			r, err := NewReader(fx.line, off, &fx.opts)
+			if err != nil {
+				t.Fatalf("%s+%#x: %v", fx.name, off, err)
+			}
+			var rows []Row
+			var row Row
+			for {
+				if err = r.Next(&row); err != nil {
+					break
+				}
+				rows = append(rows, row)
+			}
+			checkNextRows(t, fx.line, off, &fx.opts, rows, err)
+		}
+	}
+}
+
+// TestNextRowsAllocs checks that NextRows allocates nothing per call.
+func TestNextRowsAllocs(t *testing.T) {
+	fxs := elfFixtures(t)
+	fx := fxs[0]
+	r, err := NewReader(fx.line, 0, &fx.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dst [64]Row
+	allocs := testing.AllocsPerRun(20, func() {
+		r.Reset()
+		for {
+			if _, err := r.NextRows(dst[:]); err != nil {
+				if !errors.Is(err, io.EOF) {
+					t.Fatal(err)
+				}
+				return
+			}
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("%v allocations per pass", allocs)
+	}
+}
