@@ -143,10 +143,11 @@ func parseHeader(h *Header, b *buf.Reader, off uint64, opts *Options) error {
 		return buf.Errorf(pkgName, sectionName, rangeOff, ErrFormat, "line_range is 0")
 	}
 
+	names := &inlineNames{data: b.Data(), start: b.Offset(), end: h.ProgramOffset}
 	if h.Version >= 5 {
-		err = parseV5Tables(h, b, opts)
+		err = parseV5Tables(h, b, opts, names)
 	} else {
-		err = parseV4Tables(h, b)
+		err = parseV4Tables(h, b, names)
 	}
 	if err != nil {
 		return err
@@ -159,23 +160,25 @@ func parseHeader(h *Header, b *buf.Reader, off uint64, opts *Options) error {
 // parseV4Tables reads the NUL-terminated include_directories and file_names
 // lists of versions 2-4 [DWARF4 6.2.4]. Index 0 of each is a placeholder so
 // that the program's 1-based numbers index them directly.
-func parseV4Tables(h *Header, b *buf.Reader) error {
+func parseV4Tables(h *Header, b *buf.Reader, names *inlineNames) error {
 	h.Dirs = append(h.Dirs, "")
 	for {
+		off := b.Offset()
 		s := b.CString()
 		if len(s) == 0 {
 			break
 		}
-		h.Dirs = append(h.Dirs, string(s))
+		h.Dirs = append(h.Dirs, names.get(off, s))
 	}
 	h.Files = append(h.Files, File{})
 	for {
+		off := b.Offset()
 		name := b.CString()
 		if len(name) == 0 {
 			break
 		}
 		h.Files = append(h.Files, File{
-			Name:  string(name),
+			Name:  names.get(off, name),
 			Dir:   b.ULEB(),
 			MTime: b.ULEB(),
 			Size:  b.ULEB(),
@@ -187,9 +190,9 @@ func parseV4Tables(h *Header, b *buf.Reader) error {
 // parseV5Tables reads the self-describing directory and file tables of
 // DWARF 5 [DWARF5 6.2.4.1]: for each, an entry format (pairs of content type
 // and form) and then the entries.
-func parseV5Tables(h *Header, b *buf.Reader, opts *Options) error {
+func parseV5Tables(h *Header, b *buf.Reader, opts *Options, inline *inlineNames) error {
 	u := dw.Unit{Version: h.Version, Dwarf64: h.Dwarf64, AddrSize: h.AddressSize}
-	names := &nameBudget{left: opts.MaxNameBytes}
+	names := &nameBudget{left: opts.MaxNameBytes, inline: inline}
 	if names.left == 0 {
 		names.left = 1<<20 + 64*h.HeaderLength
 	}
@@ -213,8 +216,37 @@ func parseV5Tables(h *Header, b *buf.Reader, opts *Options) error {
 }
 
 // nameBudget counts down the bytes of names a header may still copy out of
-// the string sections (Options.MaxNameBytes).
-type nameBudget struct{ left uint64 }
+// the string sections (Options.MaxNameBytes), and makes the names stored in
+// the header itself.
+type nameBudget struct {
+	left   uint64
+	inline *inlineNames
+}
+
+// inlineNames makes the strings of names stored inside a header (every name
+// of versions 2-4; DW_FORM_string names of version 5, which Go's linker
+// writes). They are substrings of one copy of the header's directory and
+// file tables, so that a header costs one allocation for all its names
+// rather than one per name (cmd/go's headers name about 60 files each).
+// The copy is as long as the tables, so it is bounded by the input.
+type inlineNames struct {
+	data       []byte // the section
+	start, end uint64 // the tables' bytes within data
+	s          string // string(data[start:end]), made on first use
+}
+
+// get returns name, which lies in the section at absolute offset off, as a
+// string.
+func (in *inlineNames) get(off uint64, name []byte) string {
+	if off < in.start || off > in.end || uint64(len(name)) > in.end-off {
+		return string(name) // not within the tables; not expected
+	}
+	if in.s == "" {
+		in.s = string(in.data[in.start:in.end])
+	}
+	i := off - in.start
+	return in.s[i : i+uint64(len(name))]
+}
 
 // parseFormats reads a directory_entry_format or file_name_entry_format:
 // a one-byte count of ULEB128 pairs. The count is at most 255, but each
@@ -345,7 +377,7 @@ func entryString(v dw.Value, off uint64, opts *Options, names *nameBudget) (stri
 	var form, secName string
 	switch v.Class {
 	case dw.ClassString:
-		return string(v.B), nil
+		return names.inline.get(off, v.B), nil
 	case dw.ClassLineStrp:
 		sec, form, secName = opts.LineStr, "DW_FORM_line_strp", ".debug_line_str"
 	case dw.ClassStrp:
