@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/symbolize-go/symbolize/inline"
+	"github.com/symbolize-go/symbolize/internal/buf"
 	"github.com/symbolize-go/symbolize/internal/dw"
 	"github.com/symbolize-go/symbolize/internal/dwinfo"
 	"github.com/symbolize-go/symbolize/linetable"
@@ -94,7 +95,7 @@ func (b *Binary) Close() error {
 type dwarfState struct {
 	data    *dwinfo.Data
 	index   *dwinfo.Index
-	line    []byte
+	line    *buf.Lazy
 	lineStr []byte
 	str     []byte
 	big     bool
@@ -111,8 +112,20 @@ func (b *Binary) loadDWARF() (*dwarfState, error) {
 			".debug_aranges", ".debug_line"}
 		var out [len(names)][]byte
 		var errs [len(names)]error
+		// .debug_info and .debug_line, when compressed, are inflated
+		// only as far as the units looked up need (the bulk of a large
+		// debug file's DWARF); the rest are needed whole, and inflate
+		// in parallel.
+		var lazy [len(names)]*buf.Lazy
+		ls, _ := b.src.(lazySource)
 		var wg sync.WaitGroup
 		for i, name := range names {
+			if ls != nil && (i == 0 || i == 9) {
+				if fetch, size, ok := ls.lazySection(name); ok {
+					lazy[i] = buf.NewLazy(nil, size, fetch)
+					continue
+				}
+			}
 			wg.Go(func() { out[i], errs[i] = b.src.dwarfSection(name) })
 		}
 		wg.Wait()
@@ -122,15 +135,24 @@ func (b *Binary) loadDWARF() (*dwarfState, error) {
 				return
 			}
 		}
-		if out[0] == nil || out[9] == nil {
-			return // no DWARF: the symbol table answers alone
+		for _, i := range []int{0, 9} {
+			if lazy[i] == nil {
+				if out[i] == nil {
+					return // no DWARF: the symbol table answers alone
+				}
+				lazy[i] = buf.NewLazy(out[i], 0, nil)
+			}
 		}
 		big := b.src.bigEndian()
-		d := dwinfo.New(dwinfo.Sections{
+		secs := dwinfo.Sections{
 			Info: out[0], Abbrev: out[1], Str: out[2], LineStr: out[3], StrOffsets: out[4],
 			Addr: out[5], Ranges: out[6], Rnglists: out[7], Aranges: out[8], BigEndian: big,
-		}, nil)
-		b.dwarf = &dwarfState{data: d, index: dwinfo.NewIndex(d), line: out[9],
+		}
+		if lazy[0].Fetch != nil {
+			secs.InfoPrefix, secs.InfoSize = lazy[0].Fetch, lazy[0].Size
+		}
+		d := dwinfo.New(secs, nil)
+		b.dwarf = &dwarfState{data: d, index: dwinfo.NewIndex(d), line: lazy[9],
 			lineStr: out[3], str: out[2], big: big, warns: &b.warns}
 	})
 	return b.dwarf, b.dwarfErr
@@ -210,7 +232,11 @@ func (s *dwarfState) loadLines(us *unitState, off uint64) error {
 			return string(b), err
 		},
 	}
-	lt, err := linetable.NewTable(s.line, u.Root.StmtList, opts)
+	line, err := s.line.Unit(u.Root.StmtList)
+	if err != nil {
+		return err
+	}
+	lt, err := linetable.NewTable(line, u.Root.StmtList, opts)
 	if err != nil {
 		// LLVM goes on without the line table; so do we, and say why.
 		s.warn(err)

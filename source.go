@@ -25,6 +25,15 @@ type source interface {
 	close() error
 }
 
+// lazySource is a source whose compressed sections can be inflated front
+// to back, only as far as needed.
+type lazySource interface {
+	// lazySection returns a function giving at least the first n bytes of
+	// the section ".debug_X", and its size, when the section is stored
+	// compressed; ok is false otherwise (reading it whole is then cheap).
+	lazySection(name string) (fetch func(n uint64) ([]byte, error), size uint64, ok bool)
+}
+
 // elfSource is an ELF binary with its separate debug file, if any.
 type elfSource struct {
 	bin *elfx.File
@@ -46,6 +55,14 @@ func (e *elfSource) dwarfSection(name string) ([]byte, error) {
 		return nil, nil
 	}
 	return s.Data()
+}
+
+func (e *elfSource) lazySection(name string) (func(uint64) ([]byte, error), uint64, bool) {
+	s := e.dwarfFile().Section(name)
+	if s == nil || !s.HasData() || s.Compression == elfx.CompressNone {
+		return nil, 0, false
+	}
+	return s.Prefix, s.Size, true
 }
 
 func (e *elfSource) bigEndian() bool { return e.dwarfFile().Data == elf.ELFDATA2MSB }

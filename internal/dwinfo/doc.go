@@ -94,6 +94,16 @@ type Sections struct {
 	Rnglists   []byte // .debug_rnglists (DWARF 5)
 	Aranges    []byte // .debug_aranges
 	BigEndian  bool
+
+	// InfoPrefix, when set, makes .debug_info lazy: Info then holds the
+	// bytes available so far (possibly none), InfoSize is the whole
+	// section's size, and InfoPrefix(n) returns at least the first n bytes
+	// (all of them when n >= InfoSize). A unit is read only once the bytes
+	// through its end are there, so a compressed .debug_info is inflated
+	// only as far as the units a caller touches (walking every unit header,
+	// as the units tier of Index and UnitContaining do, inflates it all).
+	InfoPrefix func(n uint64) ([]byte, error)
+	InfoSize   uint64
 }
 
 // DefaultMaxDepth is the DIE nesting limit used when Options.MaxDepth is 0.

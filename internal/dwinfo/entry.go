@@ -16,6 +16,7 @@ type Unit struct {
 	Root RootInfo
 
 	d    *Data
+	info []byte // .debug_info, available at least through End
 	tab  *AbbrevTable
 	form dw.Unit
 }
@@ -48,7 +49,11 @@ type RootInfo struct {
 
 // LoadUnit fetches h's abbreviation table and decodes its unit DIE.
 func (d *Data) LoadUnit(h Header) (*Unit, error) {
-	u := &Unit{Header: h, d: d, form: h.Form()}
+	info, err := d.infoUpTo(h.End)
+	if err != nil {
+		return nil, err
+	}
+	u := &Unit{Header: h, d: d, info: info, form: h.Form()}
 	if err := d.loadUnit(u); err != nil {
 		return nil, err
 	}
@@ -173,7 +178,7 @@ type EntryReader struct {
 
 // Entries returns a reader positioned at the unit DIE.
 func (u *Unit) Entries() EntryReader {
-	r := u.d.reader(secInfo, u.d.s.Info)
+	r := u.d.reader(secInfo, u.info)
 	r.Seek(u.DIEOffset)
 	r.SetLimit(u.End)
 	return EntryReader{u: u, r: r}
@@ -358,7 +363,7 @@ type AttrReader struct {
 
 // Attrs returns an iterator over e's attributes.
 func (u *Unit) Attrs(e *Entry) AttrReader {
-	r := u.d.reader(secInfo, u.d.s.Info)
+	r := u.d.reader(secInfo, u.info)
 	r.Seek(e.attrOff)
 	r.SetLimit(u.End)
 	var specs []AttrSpec

@@ -24,6 +24,8 @@ type Data struct {
 	hdrOnce sync.Once
 	hdrs    []Header
 	hdrErr  error
+
+	info *buf.Lazy // .debug_info
 }
 
 type unitSlot struct {
@@ -44,8 +46,16 @@ func New(s Sections, opts *Options) *Data {
 	if opts != nil && opts.MaxDepth > 0 {
 		d.maxDepth = opts.MaxDepth
 	}
+	d.info = buf.NewLazy(s.Info, s.InfoSize, s.InfoPrefix)
 	return d
 }
+
+// infoUpTo returns .debug_info bytes covering at least [0, end), or all of
+// the section when it is shorter.
+func (d *Data) infoUpTo(end uint64) ([]byte, error) { return d.info.UpTo(end) }
+
+// infoSize is the size of the whole .debug_info section.
+func (d *Data) infoSize() uint64 { return d.info.Size }
 
 // Sections returns the sections d reads (the slices alias them).
 func (d *Data) Sections() Sections { return d.s }
@@ -92,7 +102,11 @@ func (h *Header) offSize() uint64 {
 // type) it still fills End, so a caller may skip the unit.
 func (d *Data) HeaderAt(off uint64) (Header, error) {
 	var h Header
-	r := d.reader(secInfo, d.s.Info)
+	info, err := d.infoUpTo(off + 12) // the longest initial length
+	if err != nil {
+		return h, err
+	}
+	r := d.reader(secInfo, info)
 	r.Seek(off)
 	h.Offset = off
 	length, dwarf64 := r.InitialLength()
@@ -100,6 +114,14 @@ func (d *Data) HeaderAt(off uint64) (Header, error) {
 		return h, r.Err()
 	}
 	start := r.Offset()
+	if length > uint64(r.Len()) && length <= d.infoSize()-start {
+		// A lazy section: make the whole unit available.
+		if info, err = d.infoUpTo(start + length); err != nil {
+			return h, err
+		}
+		r = d.reader(secInfo, info)
+		r.Seek(start)
+	}
 	if length > uint64(r.Len()) {
 		return h, buf.Errorf(pkg, secInfo, off, ErrTruncated, "unit length %#x exceeds section (%#x left)", length, r.Len())
 	}
@@ -163,7 +185,7 @@ func (d *Data) Units() UnitReader { return UnitReader{d: d} }
 // unit and a *DecodeError (sticky) on a header it cannot walk past.
 func (ur *UnitReader) Next(h *Header) error {
 	for ur.err == nil {
-		if ur.off >= uint64(len(ur.d.s.Info)) {
+		if ur.off >= ur.d.infoSize() {
 			ur.err = io.EOF
 			break
 		}

@@ -1,0 +1,70 @@
+package buf
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// Lazy is a section whose bytes become available front to back, such as a
+// compressed section inflated only as far as its readers need. It is safe
+// for concurrent use. A nil Fetch makes it a plain byte slice.
+type Lazy struct {
+	// Fetch returns at least the first n bytes (all of them when n >=
+	// Size); a slice it returned stays valid after later calls.
+	Fetch func(n uint64) ([]byte, error)
+	Size  uint64
+
+	mu  sync.Mutex
+	cur atomic.Pointer[[]byte]
+}
+
+// NewLazy returns a Lazy over fetch, or over data when fetch is nil.
+func NewLazy(data []byte, size uint64, fetch func(n uint64) ([]byte, error)) *Lazy {
+	l := &Lazy{Fetch: fetch, Size: size}
+	if fetch == nil {
+		l.Size = uint64(len(data))
+	}
+	l.cur.Store(&data)
+	return l
+}
+
+// UpTo returns bytes covering at least [0, end), or the whole section when
+// it is shorter. The first caller to need more fetches it; others wait.
+func (l *Lazy) UpTo(end uint64) ([]byte, error) {
+	cur := *l.cur.Load()
+	if uint64(len(cur)) >= end || l.Fetch == nil || uint64(len(cur)) >= l.Size {
+		return cur, nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	cur = *l.cur.Load()
+	if uint64(len(cur)) >= end {
+		return cur, nil
+	}
+	b, err := l.Fetch(min(end, l.Size))
+	if err != nil {
+		return cur, err
+	}
+	if len(b) > len(cur) {
+		l.cur.Store(&b)
+		cur = b
+	}
+	return cur, nil
+}
+
+// Unit returns the bytes of the DWARF unit at off (initial length, header
+// and contents: whatever its initial length covers), fetching them if
+// needed. The result is the whole available section; a unit whose length
+// runs past Size is left for the decoder to report.
+func (l *Lazy) Unit(off uint64) ([]byte, error) {
+	b, err := l.UpTo(off + 12) // the longest initial length
+	if err != nil || off+4 > uint64(len(b)) {
+		return b, err
+	}
+	r := Reader{data: b, end: len(b), off: int(off)}
+	n, _ := r.InitialLength()
+	if r.err != nil || n > l.Size {
+		return b, nil
+	}
+	return l.UpTo(r.Offset() + n)
+}
