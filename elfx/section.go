@@ -277,9 +277,11 @@ func (s *Section) inflate(want uint64) error {
 		if len(s.out) == cap(s.out) {
 			// Trust the declared size only as far as 16x the
 			// compressed size: real DWARF inflates by less, so this
-			// is usually the only allocation, while a lying header
-			// costs no more than the stream really produces.
-			c := max(uint64(2*cap(s.out)), chunk, min(want, 16*s.payloadLen))
+			// is usually the only allocation (even for a short
+			// prefix: pages never written are never touched, so
+			// they cost no memory, and growing later would copy),
+			// while a lying header costs at most 16x its stream.
+			c := max(uint64(2*cap(s.out)), chunk, min(s.Size, 16*s.payloadLen))
 			c = min(c, s.Size)
 			nb := make([]byte, len(s.out), c)
 			copy(nb, s.out)
