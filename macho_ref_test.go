@@ -470,3 +470,91 @@ func copyFile(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// FuzzNewMachOBytes feeds corrupt Mach-O images and dSYMs (fixtures with
+// bytes overwritten) through opening and symbolizing: nothing may panic or
+// hang, whatever the bytes.
+func FuzzNewMachOBytes(f *testing.F) {
+	for _, name := range []string{"main.arm64", "prog.x86_64", "prog.arm64.stripped", "main.fat", "main.arm64.o"} {
+		data, err := os.ReadFile("testdata/macho/" + name)
+		if err != nil {
+			continue
+		}
+		f.Add(data, uint32(0), []byte{}, false)
+		f.Add(data, uint32(len(data)/3), []byte{0xff, 0xff, 0xff, 0xff, 0, 0, 0, 1}, false)
+	}
+	for _, name := range []string{"main.arm64", "prog.x86_64"} {
+		data, err := os.ReadFile("testdata/macho/" + name + ".dSYM/Contents/Resources/DWARF/" + name)
+		if err != nil {
+			continue
+		}
+		// With the dSYM flag the corrupted bytes are the dSYM's, paired
+		// with its intact binary.
+		f.Add(data, uint32(len(data)/2), []byte{0x80, 0x80, 0x80}, true)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, at uint32, patch []byte, isDSYM bool) {
+		img := slices.Clone(data)
+		if len(img) > 0 {
+			copy(img[int(at)%len(img):], patch)
+		}
+		var b *symbolize.Binary
+		var err error
+		if isDSYM {
+			bin := mustRead(t, "testdata/macho/prog.x86_64")
+			if bytes.Contains(data[:min(len(data), 4096)], []byte("main.c")) {
+				bin = mustRead(t, "testdata/macho/main.arm64")
+			}
+			b, err = symbolize.NewMachOBytes(bin, img, &symbolize.Options{Inlines: true})
+		} else {
+			b, err = symbolize.NewMachOBytes(img, nil, &symbolize.Options{Inlines: true, Arch: arch(img)})
+		}
+		if err != nil {
+			return
+		}
+		defer b.Close()
+		var buf []symbolize.Frame
+		pcs := []uint64{0, 0x100000548, 0x1000005d0, 0x100000d30, 0x100002120, 0x100008008}
+		if len(patch) >= 8 {
+			pcs = append(pcs, uint64(patch[0])<<32|uint64(patch[1])<<8|uint64(patch[2]))
+		}
+		for _, pc := range pcs {
+			buf, _ = b.AppendFrames(buf[:0], pc)
+		}
+		b.LookupSymbol(0x100008008)
+	})
+}
+
+// arch picks the arm64 slice of universal inputs.
+func arch(data []byte) string {
+	if macho.IsFat(data) {
+		return "arm64"
+	}
+	return ""
+}
+
+// ExampleOpen_machO symbolizes a runtime address of a Mach-O executable
+// that was loaded with an ASLR slide, using the dSYM beside it.
+func ExampleOpen_machO() {
+	b, err := symbolize.Open("testdata/macho/prog.fat", &symbolize.Options{Arch: "arm64", Inlines: true, Demangle: true})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer b.Close()
+	img, _, _ := b.MachO()
+	link, _ := img.TextAddr()
+	// A crash report says the image was loaded at 0x104a38000.
+	mod := slide.Module{Start: 0x104a38000, Link: link}
+	frames, err := b.AppendFrames(nil, mod.FileAddr(0x104a38570))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, f := range frames {
+		fmt.Printf("%s %s:%d (%v, inlined %v)\n", f.Function, filepath.Base(f.File), f.Line, f.Source, f.Inlined)
+	}
+	// Output:
+	// mix prog.c:10 (DWARF, inlined true)
+	// mix3 prog.c:11 (DWARF, inlined true)
+	// leaf0 prog.c:20 (DWARF, inlined false)
+}

@@ -70,6 +70,31 @@ func openMachO(path string, o Options) (*Binary, error) {
 	return newBinary(path, src, o), nil
 }
 
+// NewMachOBytes symbolizes a Mach-O image held in memory: image is a thin
+// or universal file (Options.Arch selects the slice) and dsym, when not
+// nil, its dSYM DWARF file, which must have a slice of the same
+// architecture with the same UUID (else *macho.UUIDMismatchError or
+// *macho.ArchNotFoundError). Options.DSYM and NoDebugFile are ignored: no
+// file is read. The Binary aliases both slices, which must not change
+// while it is in use.
+func NewMachOBytes(image, dsym []byte, opts *Options) (*Binary, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	img, err := macho.Select(image, o.Arch)
+	if err != nil {
+		return nil, err
+	}
+	src := &machoSource{bin: img}
+	if dsym != nil {
+		if src.dsym, err = macho.MatchDSYM(img, dsym, "dSYM"); err != nil {
+			return nil, err
+		}
+	}
+	return newBinary("", src, o), nil
+}
+
 // MachO returns the Mach-O image b symbolizes (the selected slice of a
 // universal file) and the path of the dSYM DWARF file in use ("" when
 // none), or ok false when b is not a Mach-O binary. The image gives what
