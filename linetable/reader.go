@@ -256,19 +256,25 @@ func (r *Reader) end() error {
 
 // fill executes the program from r.off, storing rows into dst until dst is
 // full or the program ends (at its end or at an error), and returns the
-// number of rows stored. It is Next's loop without the per-row call, return
-// and reload of the position.
+// number of rows stored. It is Next's loop without a call, return and
+// reload of the position per row.
 //
-// Tried and measured slower on cmd/go (see BENCHMARKS.md): keeping the
-// registers in local variables (the compiler spills most of them, and
-// writing a Row field by field costs more than copying r.st), and applying
-// the optional set_file/negate_stmt/const_add_pc/advance_line prefix of a
-// Go-linker row with masks instead of branches (it trades mispredicted
-// branches for a serial dependency through the opcode offset, which is
-// slower still).
+// The registers that change on nearly every row (address, line, file,
+// is_stmt) live in locals; r.st holds the others, and all of them around
+// step. A row is a copy of r.st with the locals stored over it, and the
+// per-row registers are cleared only when one is set, so that no wide load
+// of r.st follows a narrow store into it (which defeats store-to-load
+// forwarding).
+//
+// Tried and measured slower on cmd/go (see BENCHMARKS.md): a jump table
+// over an opcode-kind table (one indexed jump instead of a few compares),
+// and applying the optional set_file/negate_stmt/const_add_pc/advance_line
+// prefix of a Go-linker row with masks instead of branches (which trades
+// mispredicted branches for a serial dependency through the offset).
 func (r *Reader) fill(dst []Row) int {
 	p, i, n := r.p, r.off, 0
 	st := &r.st
+	addr, line, file, stmt := st.Address, st.Line, st.File, st.IsStmt
 	for i < len(p) && n < len(dst) {
 		op := p[i]
 		i++
@@ -276,51 +282,70 @@ func (r *Reader) fill(dst []Row) int {
 			// Special opcode: advance, append a row, reset the per-row
 			// registers [DWARF5 6.2.5.1].
 			if r.maxOps == 1 {
-				st.Address += r.minInst * uint64(r.spAdv[op])
+				addr += r.minInst * uint64(r.spAdv[op])
 			} else {
+				st.Address = addr
 				r.advance(uint64(r.spAdv[op]))
+				addr = st.Address
 			}
-			st.Line += uint32(int32(r.spLine[op]))
-			r.emit(&dst[n])
+			line += uint32(int32(r.spLine[op]))
+			d := &dst[n]
+			*d = *st
+			d.Address, d.Line, d.File, d.IsStmt = addr, line, file, stmt
+			if st.Discriminator != 0 || st.BasicBlock || st.PrologueEnd || st.EpilogueBegin {
+				r.clearPerRow()
+			}
 			n++
 			continue
 		}
 		switch Opcode(op) {
 		case OpNegateStmt:
-			st.IsStmt = !st.IsStmt
+			stmt = !stmt
 			continue
 		case OpAdvanceLine:
 			if i < len(p) && p[i] < 0x80 {
-				st.Line += uint32(int32(int8(p[i]<<1) >> 1)) // sign-extend bit 6
+				line += uint32(int32(int8(p[i]<<1) >> 1)) // sign-extend bit 6
 				i++
 				continue
 			}
 			r.b.Seek(uint64(i))
-			st.Line += uint32(r.b.SLEB())
+			line += uint32(r.b.SLEB())
 			i = int(r.b.Offset())
 			continue
 		case OpSetFile:
 			if i < len(p) && p[i] < 0x80 {
-				st.File = uint32(p[i])
+				file = uint32(p[i])
 				i++
 				continue
 			}
 		case OpConstAddPC:
-			r.advance(uint64(r.spAdv[255]))
-			continue
-		case OpCopy:
-			r.emit(&dst[n])
-			n++
-			continue
+			if r.maxOps == 1 {
+				addr += r.minInst * uint64(r.spAdv[255])
+				continue
+			}
 		}
+		// Everything else, including multi-byte operands, goes through
+		// step with the registers in r.st.
+		st.Address, st.Line, st.File, st.IsStmt = addr, line, file, stmt
 		r.b.Seek(uint64(i))
 		if r.step(op, &dst[n]) {
 			n++
 		}
 		i = int(r.b.Offset()) // the unit's end after an error
+		addr, line, file, stmt = st.Address, st.Line, st.File, st.IsStmt
 	}
+	st.Address, st.Line, st.File, st.IsStmt = addr, line, file, stmt
 	r.off = i
 	return n
+}
+
+// clearPerRow resets the registers that apply to one row only
+// [DWARF5 6.2.5.1].
+func (r *Reader) clearPerRow() {
+	r.st.Discriminator = 0
+	r.st.BasicBlock = false
+	r.st.PrologueEnd = false
+	r.st.EpilogueBegin = false
 }
 
 // step executes standard or extended opcode op, whose operands start at
