@@ -104,8 +104,10 @@ type dwarfState struct {
 }
 
 // loadDWARF decompresses the sections symbolication needs, both cores at a
-// time, and builds the address index's first tier.
-func (b *Binary) loadDWARF() (*dwarfState, error) {
+// time, and builds the address index's first tier. pc is the first address
+// looked up: while the other sections inflate, the unit that covers it (by
+// .debug_aranges) is made available too.
+func (b *Binary) loadDWARF(pc uint64) (*dwarfState, error) {
 	b.dwarfOnce.Do(func() {
 		names := [...]string{".debug_info", ".debug_abbrev", ".debug_str", ".debug_line_str",
 			".debug_str_offsets", ".debug_addr", ".debug_ranges", ".debug_rnglists",
@@ -118,13 +120,25 @@ func (b *Binary) loadDWARF() (*dwarfState, error) {
 		// in parallel.
 		var lazy [len(names)]*buf.Lazy
 		ls, _ := b.src.(lazySource)
-		var wg sync.WaitGroup
-		for i, name := range names {
-			if ls != nil && (i == 0 || i == 9) {
-				if fetch, size, ok := ls.lazySection(name); ok {
+		for _, i := range []int{0, 9} {
+			if ls != nil {
+				if fetch, size, ok := ls.lazySection(names[i]); ok {
 					lazy[i] = buf.NewLazy(nil, size, fetch)
-					continue
 				}
+			}
+		}
+		var wg sync.WaitGroup
+		if lazy[0] != nil {
+			// The aranges are small: read them first to find pc's unit
+			// and inflate .debug_info through it alongside the rest.
+			out[8], errs[8] = b.src.dwarfSection(names[8])
+			if off, _, _, ok := dwinfo.NewIndex(dwinfo.New(dwinfo.Sections{Aranges: out[8]}, nil)).LookupRange(pc); ok && errs[8] == nil {
+				wg.Go(func() { lazy[0].Unit(off) })
+			}
+		}
+		for i, name := range names {
+			if lazy[i] != nil || out[i] != nil {
+				continue
 			}
 			wg.Go(func() { out[i], errs[i] = b.src.dwarfSection(name) })
 		}

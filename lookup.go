@@ -110,7 +110,7 @@ func (b *Binary) appendDWARF(dst []Frame, pc uint64) (_ []Frame, lo, hi uint64, 
 	if !ok {
 		return dst, pc, pc + 1, nil
 	}
-	s, err := b.loadDWARF()
+	s, err := b.loadDWARF(pc)
 	if s == nil {
 		return dst, pc, pc + 1, err
 	}

@@ -269,4 +269,3 @@ func findRange(rs []ivl, pc uint64) (ivl, bool) {
 	}
 	return ivl{}, false
 }
-
