@@ -1,6 +1,7 @@
 // Package symbolize turns program counters into what a developer reads:
 // function names, file:line:column and the chain of inlined calls, from ELF
-// binaries and their separate debug files, in pure Go.
+// binaries and their separate debug files, and from Mach-O images (thin or
+// universal) and their dSYM bundles, in pure Go.
 //
 //	b, err := symbolize.Open("/usr/bin/prog", &symbolize.Options{Inlines: true, Demangle: true})
 //	if err != nil { ... }
@@ -26,9 +27,15 @@
 //   - macho: Mach-O thin and universal files, dSYM bundles.
 //   - slide: runtime to file addresses (ASLR slide, load bias, maps).
 //
-// This package composes them: Open finds the debug information, and a Binary
-// answers lookups, building each unit's index the first time an address
-// lands in it.
+// This package composes them: Open finds the debug information (a separate
+// ELF debug file by build ID or .gnu_debuglink, a dSYM by UUID; a file of the
+// right name but another identity is a typed error, never used), and a
+// Binary answers lookups, building each unit's index the first time an
+// address lands in it. Compressed .debug_info and .debug_line sections are
+// inflated only as far as the units looked up need.
+//
+// Each Frame says which source answered (Source): DWARF, the symbol table,
+// or, for stripped Mach-O images, LC_FUNCTION_STARTS alone.
 //
 // # Robustness and concurrency
 //
