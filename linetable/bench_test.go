@@ -7,7 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -149,6 +151,50 @@ func BenchmarkDecode(b *testing.B) {
 		}
 		reportRows(b, rows, start, cpu)
 	})
+	b.Run("linetable-batch-parallel", func(b *testing.B) {
+		// GOMAXPROCS goroutines take units from a shared counter; units
+		// are independent, so this is how a caller uses every core.
+		b.SetBytes(int64(len(in.line)))
+		b.ReportAllocs()
+		procs := runtime.GOMAXPROCS(0)
+		var rows atomic.Int64
+		start, cpu := time.Now(), cpuTime()
+		for b.Loop() {
+			var next atomic.Int64
+			var wg sync.WaitGroup
+			for range procs {
+				wg.Go(func() {
+					var dst [128]Row
+					n := 0
+					for {
+						u := int(next.Add(1) - 1)
+						if u >= len(in.units) {
+							break
+						}
+						r, err := NewReader(in.line, in.units[u], &in.opts)
+						if err != nil {
+							b.Error(err)
+							return
+						}
+						for {
+							k, err := r.NextRows(dst[:])
+							if err == io.EOF {
+								break
+							}
+							if err != nil {
+								b.Error(err)
+								return
+							}
+							n += k
+						}
+					}
+					rows.Add(int64(n))
+				})
+			}
+			wg.Wait()
+		}
+		reportRows(b, int(rows.Load()), start, cpu)
+	})
 	b.Run("debugdwarf", func(b *testing.B) {
 		b.SetBytes(int64(len(in.line)))
 		b.ReportAllocs()
@@ -282,11 +328,16 @@ func BenchmarkNewTable(b *testing.B) {
 	in := loadBench(b)
 	b.SetBytes(int64(len(in.line)))
 	b.ReportAllocs()
+	rows := 0
+	start, cpu := time.Now(), cpuTime()
 	for b.Loop() {
 		for _, off := range in.units {
-			if _, err := NewTable(in.line, off, &in.opts); err != nil {
+			t, err := NewTable(in.line, off, &in.opts)
+			if err != nil {
 				b.Fatal(err)
 			}
+			rows += t.Len()
 		}
 	}
+	reportRows(b, rows, start, cpu)
 }

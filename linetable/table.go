@@ -45,23 +45,20 @@ const (
 )
 
 func pack(r *Row) packedRow {
-	var f uint8
-	if r.IsStmt {
-		f |= flagStmt
-	}
-	if r.BasicBlock {
-		f |= flagBasicBlock
-	}
-	if r.EndSequence {
-		f |= flagEndSequence
-	}
-	if r.PrologueEnd {
-		f |= flagPrologueEnd
-	}
-	if r.EpilogueBegin {
-		f |= flagEpilogueBegin
-	}
+	// Without branches: is_stmt flips on nearly every row of Go binaries,
+	// so a branch on it would mispredict.
+	f := b2u(r.IsStmt)*flagStmt | b2u(r.BasicBlock)*flagBasicBlock |
+		b2u(r.EndSequence)*flagEndSequence | b2u(r.PrologueEnd)*flagPrologueEnd |
+		b2u(r.EpilogueBegin)*flagEpilogueBegin
 	return packedRow{r.OpIndex, r.File, r.Line, r.Column, r.Discriminator, r.ISA, f}
+}
+
+// b2u returns 1 for true and 0 for false; the compiler makes it a move.
+func b2u(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func (t *Table) row(i int) Row {
@@ -113,38 +110,51 @@ func (r *Reader) NewTable() (*Table, error) {
 func newTable(r *Reader) (*Table, error) {
 	// Count the rows first: decoding is cheaper than growing the slices by
 	// appending, and the Table then holds no spare capacity.
-	var row Row
+	var chunk [128]Row
 	n := 0
-	for r.Next(&row) == nil {
-		n++
-	}
-	r.Reset()
-	t := &Table{addrs: make([]uint64, 0, n), rows: make([]packedRow, 0, n)}
-	var (
-		seqStart int
-		err      error
-	)
 	for {
-		if err = r.Next(&row); err != nil {
+		k := r.fill(chunk[:])
+		if k == 0 {
 			break
 		}
-		t.addrs = append(t.addrs, row.Address)
-		t.rows = append(t.rows, pack(&row))
-		if !row.EndSequence {
-			continue
+		n += k
+	}
+	r.Reset()
+	t := &Table{addrs: make([]uint64, n), rows: make([]packedRow, n)}
+	var (
+		seqStart int // where the current sequence's rows start
+		w        int // where the next row goes; rows of dropped sequences are overwritten
+		err      error
+	)
+decode:
+	for {
+		k := r.fill(chunk[:])
+		if k == 0 {
+			err = r.end()
+			break
 		}
-		low, high := t.addrs[seqStart], row.Address
-		if low < high {
-			if len(t.addrs) > math.MaxUint32 {
-				err = buf.Errorf(pkgName, sectionName, r.Offset(), ErrLimit, "more than 2^32 rows")
-				break
+		// The program decodes the same way twice, so it yields the n
+		// rows counted; the bound only keeps the writes below in range.
+		k = min(k, n-w)
+		for j := range chunk[:k] {
+			row := &chunk[j]
+			t.addrs[w] = row.Address
+			t.rows[w] = pack(row)
+			w++
+			if !row.EndSequence {
+				continue
 			}
-			t.seqs = append(t.seqs, Sequence{Low: low, High: high, first: uint32(seqStart), last: uint32(len(t.addrs))})
-		} else {
-			t.addrs = t.addrs[:seqStart]
-			t.rows = t.rows[:seqStart]
+			if t.addrs[seqStart] < row.Address {
+				if w > math.MaxUint32 {
+					err = buf.Errorf(pkgName, sectionName, r.Offset(), ErrLimit, "more than 2^32 rows")
+					break decode
+				}
+				t.seqs = append(t.seqs, Sequence{Low: t.addrs[seqStart], High: row.Address, first: uint32(seqStart), last: uint32(w)})
+			} else {
+				w = seqStart // empty or inverted: no lookup reaches it
+			}
+			seqStart = w
 		}
-		seqStart = len(t.addrs)
 	}
 	// Rows of a sequence the program never ended cannot be looked up.
 	t.addrs = slices.Clip(t.addrs[:seqStart])
