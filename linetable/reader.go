@@ -261,41 +261,49 @@ func (r *Reader) end() error {
 //
 // The registers that change on nearly every row (address, line, file,
 // is_stmt) live in locals; r.st holds the others, and all of them around
-// step. A row is a copy of r.st with the locals stored over it, and the
-// per-row registers are cleared only when one is set, so that no wide load
-// of r.st follows a narrow store into it (which defeats store-to-load
-// forwarding).
+// step. A row is a copy of r.st with the locals stored over it. The
+// per-row registers are cleared only after step (the only place that sets
+// them) ran, and VLIW programs take a separate path, so that a special
+// opcode costs about five predictable branches besides its dispatch.
 //
-// Tried and measured slower on cmd/go (see BENCHMARKS.md): a jump table
-// over an opcode-kind table (one indexed jump instead of a few compares),
-// and applying the optional set_file/negate_stmt/const_add_pc/advance_line
-// prefix of a Go-linker row with masks instead of branches (which trades
-// mispredicted branches for a serial dependency through the offset).
+// Where the time goes on cmd/go (valgrind --tool=cachegrind
+// --branch-sim=yes): about 75 instructions and 0.9 mispredicted branches
+// per row, the mispredictions coming from the opcode dispatch itself
+// (which of negate_stmt, advance_line, set_file, ... precedes a special
+// opcode is close to random). Tried and measured slower (see
+// BENCHMARKS.md): a jump table over an opcode-kind table; copying rows
+// field by field; applying the optional set_file/negate_stmt/const_add_pc/
+// advance_line prefix of a Go-linker row with masks, byte by byte or from
+// an 8-byte word with SWAR compares (either trades the mispredictions for
+// a serial dependency through the offset, which costs more); a duplicate
+// special-opcode test after negate_stmt and advance_line.
 func (r *Reader) fill(dst []Row) int {
+	if r.maxOps != 1 || len(dst) == 0 {
+		return r.fillVLIW(dst)
+	}
 	p, i, n := r.p, r.off, 0
 	st := &r.st
 	addr, line, file, stmt := st.Address, st.Line, st.File, st.IsStmt
-	for i < len(p) && n < len(dst) {
+	// perRow: some per-row register in r.st may be set (step sets them).
+	perRow := true
+	for i < len(p) {
 		op := p[i]
 		i++
 		if op >= r.spBase {
 			// Special opcode: advance, append a row, reset the per-row
 			// registers [DWARF5 6.2.5.1].
-			if r.maxOps == 1 {
-				addr += r.minInst * uint64(r.spAdv[op])
-			} else {
-				st.Address = addr
-				r.advance(uint64(r.spAdv[op]))
-				addr = st.Address
-			}
+			addr += r.minInst * uint64(r.spAdv[op])
 			line += uint32(int32(r.spLine[op]))
 			d := &dst[n]
 			*d = *st
 			d.Address, d.Line, d.File, d.IsStmt = addr, line, file, stmt
-			if st.Discriminator != 0 || st.BasicBlock || st.PrologueEnd || st.EpilogueBegin {
+			if perRow {
 				r.clearPerRow()
+				perRow = false
 			}
-			n++
+			if n++; n == len(dst) {
+				break
+			}
 			continue
 		}
 		switch Opcode(op) {
@@ -319,24 +327,37 @@ func (r *Reader) fill(dst []Row) int {
 				continue
 			}
 		case OpConstAddPC:
-			if r.maxOps == 1 {
-				addr += r.minInst * uint64(r.spAdv[255])
-				continue
-			}
+			addr += r.minInst * uint64(r.spAdv[255])
+			continue
 		}
 		// Everything else, including multi-byte operands, goes through
 		// step with the registers in r.st.
 		st.Address, st.Line, st.File, st.IsStmt = addr, line, file, stmt
 		r.b.Seek(uint64(i))
-		if r.step(op, &dst[n]) {
-			n++
-		}
+		appended := r.step(op, &dst[n])
 		i = int(r.b.Offset()) // the unit's end after an error
 		addr, line, file, stmt = st.Address, st.Line, st.File, st.IsStmt
+		perRow = true
+		if appended {
+			if n++; n == len(dst) {
+				break
+			}
+		}
 	}
 	st.Address, st.Line, st.File, st.IsStmt = addr, line, file, stmt
 	r.off = i
 	return n
+}
+
+// fillVLIW is fill for maximum_operations_per_instruction > 1 (and empty
+// dst): a row at a time through Next, which handles op_index.
+func (r *Reader) fillVLIW(dst []Row) int {
+	for n := range dst {
+		if r.Next(&dst[n]) != nil {
+			return n
+		}
+	}
+	return len(dst)
 }
 
 // clearPerRow resets the registers that apply to one row only
