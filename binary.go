@@ -75,7 +75,9 @@ func (b *Binary) Path() string { return b.path }
 
 // Warnings returns problems met so far in debug information that was still
 // usable (a unit whose DIE walk stopped early, a line table that did not
-// decode), each a *DecodeError naming section and offset; at most 64.
+// decode), each a *DecodeError naming section and offset, or a
+// *DebugObjectError for a Mach-O debug-map object that was not used; at
+// most 64.
 func (b *Binary) Warnings() []error {
 	b.warns.mu.Lock()
 	defer b.warns.mu.Unlock()

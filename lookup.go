@@ -112,8 +112,20 @@ func (b *Binary) appendDWARF(dst []Frame, pc uint64) (_ []Frame, lo, hi uint64, 
 	}
 	s, err := b.loadDWARF(pc)
 	if s == nil {
+		if m := b.debugMap(); m != nil && err == nil {
+			// A Mach-O image without DWARF or dSYM: its debug map's
+			// objects answer (debugmap.go).
+			return b.appendDebugMap(dst, m, pc, lo, hi)
+		}
 		return dst, pc, pc + 1, err
 	}
+	return b.appendUnits(dst, s, pc, lo, hi)
+}
+
+// appendUnits is appendDWARF once the DWARF (of the image, its debug file,
+// or a debug-map object, whose address space pc, lo and hi are then in) is
+// known: [lo, hi) is the code range around pc.
+func (b *Binary) appendUnits(dst []Frame, s *dwarfState, pc, lo, hi uint64) (_ []Frame, _, _ uint64, err error) {
 	off, ulo, uhi, ok := s.index.LookupRange(pc)
 	if !ok {
 		return dst, pc, pc + 1, nil

@@ -49,7 +49,9 @@ func isMachO(path string) bool {
 // and pairs it with its dSYM (Options.DSYM, else the bundle beside it)
 // unless Options.NoDebugFile. A dSYM whose UUID differs from the image's is
 // an error (*macho.UUIDMismatchError, naming both), never silently used or
-// dropped; reopen with NoDebugFile to go on without it.
+// dropped; reopen with NoDebugFile to go on without it. Without a dSYM
+// (and without NoDebugFile), the object files the image's debug map names
+// answer for DWARF when present and unchanged (debugmap.go).
 func openMachO(path string, o Options) (*Binary, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -66,6 +68,11 @@ func openMachO(path string, o Options) (*Binary, error) {
 			return nil, fmt.Errorf("symbolize: %s: %w", path, err)
 		}
 		src.dsym, src.dsymPath = d, dpath
+		if d == nil {
+			// No dSYM: the objects named by the debug map, when
+			// present, hold the DWARF.
+			src.dmap = newDebugMap(img, path)
+		}
 	}
 	return newBinary(path, src, o), nil
 }
@@ -114,6 +121,7 @@ type machoSource struct {
 	bin      *macho.File
 	dsym     *macho.File // nil without a dSYM
 	dsymPath string
+	dmap     *debugMap // without a dSYM, the image's debug map; nil otherwise
 
 	startsOnce sync.Once
 	starts     funcStarts
