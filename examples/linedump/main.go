@@ -1,10 +1,17 @@
-// Command linedump prints the rows of every line table in an ELF file's
+// Command linedump prints the rows of every line table in a file's
 // .debug_line, in the row format of llvm-dwarfdump --debug-line, so that the
 // two can be diffed:
 //
 //	linedump prog | grep '^0x' > ours
 //	llvm-dwarfdump-14 --debug-line prog | grep '^0x' > theirs
 //	diff ours theirs
+//
+// A file is an ELF file, a Mach-O image or object (__DWARF,__debug_line),
+// a universal (fat) Mach-O file, whose slices are dumped in file order
+// unless -arch picks one (thin files of other architectures are skipped),
+// or a .dSYM bundle, whose DWARF files are dumped.
+// Before each slice of a universal file dumped whole it prints a line
+// "FILE(ARCH):".
 //
 // Each unit starts with a "debug_line[0x%08x]" line and the column headings,
 // as in llvm-dwarfdump; the prologue itself is not printed.
@@ -14,7 +21,7 @@
 //
 // Usage:
 //
-//	linedump [-stats] file...
+//	linedump [-stats] [-arch=ARCH] file...
 package main
 
 import (
@@ -25,16 +32,19 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 
 	"github.com/symbolize-go/symbolize/elfx"
 	"github.com/symbolize-go/symbolize/linetable"
+	"github.com/symbolize-go/symbolize/macho"
 )
 
 func main() {
 	stats := flag.Bool("stats", false, "print only counts of units, sequences, rows and bytes")
+	arch := flag.String("arch", "", "dump only this `ARCH`'s slice of universal Mach-O files (arm64, x86_64, ...)")
 	flag.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: linedump [-stats] file...\n")
+		fmt.Fprintf(os.Stderr, "usage: linedump [-stats] [-arch=ARCH] file...\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -45,7 +55,7 @@ func main() {
 	w := bufio.NewWriter(os.Stdout)
 	failed := false
 	for _, path := range flag.Args() {
-		if err := dump(w, path, *stats, flag.NArg() > 1); err != nil {
+		if err := dumpFile(w, path, *arch, *stats, flag.NArg() > 1); err != nil {
 			w.Flush()
 			fmt.Fprintf(os.Stderr, "linedump: %s: %v\n", path, err)
 			failed = true
@@ -65,6 +75,97 @@ type counts struct {
 	units, sequences, rows, bytes uint64
 }
 
+// dumpFile dumps path: an ELF file, a thin or universal Mach-O file (the
+// slice for arch, or every slice when arch is ""), or a .dSYM bundle.
+func dumpFile(w *bufio.Writer, path, arch string, stats, named bool) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		// A .dSYM bundle: its DWARF files, as llvm-dwarfdump reads it.
+		files, _ := filepath.Glob(filepath.Join(path, "Contents", "Resources", "DWARF", "*"))
+		if len(files) == 0 {
+			return errors.New("not a .dSYM bundle: no Contents/Resources/DWARF files")
+		}
+		var first error
+		for _, f := range files {
+			first = cmpErr(first, dumpFile(w, f, arch, stats, named || len(files) > 1))
+		}
+		return first
+	}
+	r, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	var magic [4]byte
+	_, err = io.ReadFull(r, magic[:])
+	r.Close()
+	if err == nil && string(magic[:]) == elf.ELFMAG {
+		return dump(w, path, stats, named)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if !macho.IsFat(data) {
+		f, err := macho.Parse(data)
+		if err != nil {
+			return err
+		}
+		if arch != "" && f.Arch() != arch {
+			// -arch filters, as in llvm-dwarfdump: a thin file of
+			// another architecture prints nothing.
+			return nil
+		}
+		return dumpMachO(w, path, f, stats, named)
+	}
+	ft, err := macho.ParseFat(data)
+	if err != nil {
+		return err
+	}
+	if arch != "" {
+		f, err := macho.Select(data, arch)
+		if err != nil {
+			return err
+		}
+		return dumpMachO(w, path, f, stats, named)
+	}
+	var first error
+	for _, a := range ft.Arches {
+		f, err := ft.Parse(a)
+		if err == nil {
+			name := fmt.Sprintf("%s(%s)", path, a.Arch())
+			if !stats {
+				fmt.Fprintf(w, "%s:\n", name)
+			}
+			err = dumpMachO(w, name, f, stats, true)
+		}
+		first = cmpErr(first, err)
+	}
+	return first
+}
+
+// dumpMachO dumps the line tables of one Mach-O image, labelled name in
+// -stats output.
+func dumpMachO(w *bufio.Writer, name string, f *macho.File, stats, named bool) error {
+	opts := &linetable.Options{BigEndian: f.BigEndian, AddressSize: 4}
+	if f.Is64 {
+		opts.AddressSize = 8
+	}
+	line, ok, err := f.DWARF(".debug_line")
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return errors.New("no __DWARF,__debug_line section")
+	}
+	if opts.LineStr, _, err = f.DWARF(".debug_line_str"); err != nil {
+		return err
+	}
+	if opts.Str, _, err = f.DWARF(".debug_str"); err != nil {
+		return err
+	}
+	return dumpLines(w, name, line, opts, stats, named)
+}
+
+// dump dumps the .debug_line of the ELF file at path.
 func dump(w *bufio.Writer, path string, stats, named bool) error {
 	f, err := elfx.Open(path, nil)
 	if err != nil {
@@ -91,7 +192,12 @@ func dump(w *bufio.Writer, path string, stats, named bool) error {
 	if opts.Str, err = sectionData(f, ".debug_str"); err != nil {
 		return err
 	}
+	return dumpLines(w, path, line, opts, stats, named)
+}
 
+// dumpLines prints every unit of the .debug_line section line, or with
+// stats its counts, labelled name when named.
+func dumpLines(w *bufio.Writer, name string, line []byte, opts *linetable.Options, stats, named bool) error {
 	var c counts
 	var firstErr error
 	var b []byte
@@ -137,7 +243,7 @@ func dump(w *bufio.Writer, path string, stats, named bool) error {
 	}
 	if stats {
 		if named {
-			fmt.Fprintf(w, "%s: ", path)
+			fmt.Fprintf(w, "%s: ", name)
 		}
 		fmt.Fprintf(w, "units %d sequences %d rows %d bytes %d\n", c.units, c.sequences, c.rows, c.bytes)
 	}
