@@ -30,10 +30,14 @@ var ErrStaleObject = errors.New("object file modified since the image was linked
 // object inside a static library ("lib.a(member.o)"), which is not read.
 var ErrArchiveMember = errors.New("debug-map objects inside archives are not read")
 
+// ErrNotRegular is wrapped by the *DebugObjectError of a debug-map object
+// path that names something other than a regular file.
+var ErrNotRegular = errors.New("not a regular file")
+
 // DebugObjectError says why an object file named by a Mach-O image's debug
 // map (N_OSO) was not used: it is missing (Err wraps fs.ErrNotExist),
-// stale (ErrStaleObject), of another architecture, or corrupt (a
-// *DecodeError). Binary.Warnings reports it; the functions of that object
+// stale (ErrStaleObject), not a regular file (ErrNotRegular), of another
+// architecture, or corrupt (a *DecodeError). Binary.Warnings reports it; the functions of that object
 // are answered by the symbol table alone.
 type DebugObjectError struct {
 	Path string // as resolved against the image's directory
@@ -180,6 +184,10 @@ func (o *dmObject) open(m *debugMap, b *Binary) error {
 	st, err := os.Stat(p)
 	if err != nil {
 		return err
+	}
+	if !st.Mode().IsRegular() {
+		// The path comes from the image: never read a device or FIFO.
+		return ErrNotRegular
 	}
 	// ld64 records the object's mtime in whole seconds; builds made
 	// with ZERO_AR_DATE record 0, which says nothing.

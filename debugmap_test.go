@@ -142,6 +142,14 @@ func TestDebugMapUnusableObjects(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, fs.ErrNotExist},
+		{"directory", func(t *testing.T, objs []string) {
+			if err := os.Remove(objs[0]); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Mkdir(objs[0], 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, symbolize.ErrNotRegular},
 		{"corrupt", func(t *testing.T, objs []string) {
 			st, err := os.Stat(objs[0])
 			if err != nil {
