@@ -119,7 +119,7 @@ type Options struct {
 	// and from answering addresses DWARF does not cover.
 	NoSymbolTable bool
 	// NoDebugFile skips the search for a separate debug file (for Mach-O,
-	// the dSYM).
+	// the dSYM and the object files of the debug map).
 	NoDebugFile bool
 	// Arch selects the slice of a Mach-O universal file and of its dSYM
 	// ("arm64", "x86_64", "arm64e", ...). "" accepts a thin file of any
@@ -159,7 +159,9 @@ var _ Symbolizer = (*Binary)(nil)
 // A Mach-O file (thin, or universal with Options.Arch) is paired with its
 // dSYM, Options.DSYM or else BINARY.dSYM beside it, accepted only when its
 // UUID equals the image's (a *macho.UUIDMismatchError otherwise); without
-// one, its nlist symbols and LC_FUNCTION_STARTS answer.
+// one, the object files its debug map names answer (when present and
+// unchanged since the link), and then its nlist symbols and
+// LC_FUNCTION_STARTS.
 func Open(path string, opts *Options) (*Binary, error) {
 	var o Options
 	if opts != nil {
