@@ -7,7 +7,8 @@
 #
 # Environment: REPS (runs per tool and case, default 3), WORK (scratch dir,
 # default /tmp/symbolize-bench), CACHE (Debian packages, default
-# ~/.cache/symbolize-bench), N_MID (default 200000), N_RGW (default 10000).
+# ~/.cache/symbolize-bench), N_MID (default 200000), N_RGW (default 10000),
+# EU=0 (leave eu-addr2line out: it takes about 6 minutes on rgw-10k-inl).
 set -euo pipefail
 
 set_name=${1:-mid}
@@ -96,8 +97,10 @@ fi
 
 # tools MODE prints the tools run in that mode.
 tools() {
-	if [[ $1 == inl ]]; then
+	if [[ $1 == inl && ${EU:-1} != 0 ]]; then
 		echo ours llvm-symbolizer gnu-addr2line eu-addr2line
+	elif [[ $1 == inl ]]; then
+		echo ours llvm-symbolizer gnu-addr2line
 	else
 		echo ours llvm-symbolizer gnu-addr2line
 	fi
@@ -166,7 +169,7 @@ done
 echo "## Results ($set_name, $(date -u +%Y-%m-%d), $REPS runs each, medians)"
 echo
 echo "Machine: $(nproc) cores, $(awk '/model name/ {sub(/.*: /, ""); print; exit}' /proc/cpuinfo);" \
-	"go $(go env GOVERSION); $(llvm-symbolizer-14 --version | awk '/LLVM version/ {print "LLVM " $3}');" \
+	"$(go env GOVERSION); $(llvm-symbolizer-14 --version | awk '/LLVM version/ {print "LLVM " $NF}');" \
 	"$(addr2line --version | head -1); $(eu-addr2line --version | head -1)."
 "$BT" report "$RAW"
 
