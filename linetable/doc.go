@@ -2,10 +2,13 @@
 // versions 2 to 5, 32- and 64-bit DWARF) [DWARF5 6.2].
 //
 // A Reader streams the rows of one unit's program without building the
-// matrix: Next fills a caller-owned Row and allocates nothing. A Table is the
-// compact, immutable lookup structure built from one unit: its sequences are
-// sorted by address so that Lookup is a binary search that never crosses an
-// end_sequence, with the same answers as llvm-symbolizer.
+// matrix: Next fills a caller-owned Row, NextRows a caller-owned slice of
+// them (the fastest way to read a program), and neither allocates. Units
+// are independent, so a caller may decode different units on different
+// goroutines, one Reader each. A Table is the compact, immutable lookup
+// structure built from one unit: its sequences are sorted by address so
+// that Lookup is a binary search that never crosses an end_sequence, with
+// the same answers as llvm-symbolizer.
 //
 // Robustness: no input makes this package panic, loop without bound, or
 // allocate out of proportion to the input. Counts read from the data are

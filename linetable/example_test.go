@@ -54,6 +54,33 @@ func ExampleReader() {
 	// 0x1010 /src/a.c:11 end=true
 }
 
+// Read a unit's rows in batches, the fastest way; the buffer is reused.
+func ExampleReader_NextRows() {
+	data, opts := exampleSection()
+	r, err := linetable.NewReader(data, 0, opts)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var buf [128]linetable.Row
+	for {
+		n, err := r.NextRows(buf[:])
+		if err == io.EOF {
+			break
+		} else if err != nil {
+			fmt.Println(err)
+			break
+		}
+		for _, row := range buf[:n] {
+			fmt.Printf("%#x line %d\n", row.Address, row.Line)
+		}
+	}
+	// Output:
+	// 0x1000 line 10
+	// 0x1004 line 11
+	// 0x1010 line 11
+}
+
 // Build a Table once and look addresses up in it.
 func ExampleTable_Lookup() {
 	data, opts := exampleSection()
