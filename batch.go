@@ -3,6 +3,9 @@ package symbolize
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
+
+	"github.com/symbolize-go/symbolize/internal/buf"
 )
 
 // batchChunk is how many addresses one worker symbolizes at a time.
@@ -26,6 +29,13 @@ func (b *Binary) Batch(pcs []uint64, yield func(i int, frames []Frame, err error
 		c.fill(b, pcs)
 		c.emit(0, yield)
 		return
+	}
+	if len(pcs) >= readAheadMin {
+		// Many addresses will touch most units: inflate compressed
+		// sections ahead of the workers, so that they rarely wait.
+		if s, _ := b.loadDWARF(pcs[0]); s != nil {
+			go s.readAhead(&b.closed)
+		}
 	}
 	nchunks := (len(pcs) + batchChunk - 1) / batchChunk
 	results := make([]*chunkResult, nchunks)
@@ -83,6 +93,32 @@ func (b *Binary) Batch(pcs []uint64, yield func(i int, frames []Frame, err error
 			chunkPool.Put(c)
 		}
 	}
+}
+
+// readAheadMin is the batch size from which Batch inflates lazily read
+// sections ahead of its workers.
+const readAheadMin = 8 * batchChunk
+
+// readAhead inflates the lazy sections to their ends, a step at a time so
+// that lookups needing bytes are not held up behind the whole section. It
+// stops when closed is set.
+func (s *dwarfState) readAhead(closed *atomic.Bool) {
+	s.aheadOnce.Do(func() {
+		const step = 8 << 20
+		for _, l := range []*buf.Lazy{s.line, s.info} {
+			if l == nil || l.Fetch == nil {
+				continue
+			}
+			for n := uint64(step); ; n += step {
+				if closed.Load() {
+					return
+				}
+				if b, err := l.UpTo(n); err != nil || uint64(len(b)) >= l.Size {
+					break
+				}
+			}
+		}
+	})
 }
 
 var chunkPool = sync.Pool{New: func() any { return new(chunkResult) }}

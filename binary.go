@@ -98,11 +98,14 @@ type dwarfState struct {
 	data    *dwinfo.Data
 	index   *dwinfo.Index
 	line    *buf.Lazy
+	info    *buf.Lazy // the same bytes dwinfo reads (both fetch from one cache)
 	lineStr []byte
 	str     []byte
 	big     bool
 	units   sync.Map // .debug_info offset -> *unitState
-	warns   *warnList
+
+	aheadOnce sync.Once
+	warns     *warnList
 }
 
 // loadDWARF decompresses the sections symbolication needs, both cores at a
@@ -168,7 +171,7 @@ func (b *Binary) loadDWARF(pc uint64) (*dwarfState, error) {
 			secs.InfoPrefix, secs.InfoSize = lazy[0].Fetch, lazy[0].Size
 		}
 		d := dwinfo.New(secs, nil)
-		b.dwarf = &dwarfState{data: d, index: dwinfo.NewIndex(d), line: lazy[9],
+		b.dwarf = &dwarfState{data: d, index: dwinfo.NewIndex(d), line: lazy[9], info: lazy[0],
 			lineStr: out[3], str: out[2], big: big, warns: &b.warns}
 	})
 	return b.dwarf, b.dwarfErr
