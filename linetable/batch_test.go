@@ -98,3 +98,22 @@ func TestNextRowsAllocs(t *testing.T) {
 		t.Fatalf("%v allocations per pass", allocs)
 	}
 }
+
+// TestSpecialTables checks the division-free special-opcode tables against
+// the division of [DWARF5 6.2.5.1] for every opcode_base and line_range.
+func TestSpecialTables(t *testing.T) {
+	var r Reader
+	for opBase := range 256 {
+		for lineRange := 1; lineRange < 256; lineRange++ {
+			lineBase := int8(opBase - 128)
+			r.specialTables(uint8(opBase), lineBase, uint8(lineRange))
+			for op := max(opBase, 1); op < 256; op++ {
+				adj := op - opBase
+				if r.spAdv[op] != uint8(adj/lineRange) || r.spLine[op] != int16(lineBase)+int16(adj%lineRange) {
+					t.Fatalf("opcode_base %d, line_range %d, opcode %d: advance %d, line %d; want %d, %d",
+						opBase, lineRange, op, r.spAdv[op], r.spLine[op], adj/lineRange, int(lineBase)+adj%lineRange)
+				}
+			}
+		}
+	}
+}

@@ -86,23 +86,29 @@ func (r *Reader) init(data []byte, off uint64, opts *Options) error {
 	r.minInst = uint64(h.MinInstLength)
 	r.maxOps = uint64(max(h.MaxOpsPerInst, 1))
 	r.spBase = max(h.OpcodeBase, 1)
-	// adjusted opcode = opcode - opcode_base; the advances are its
-	// quotient and remainder by line_range, counted here without dividing.
+	r.specialTables(h.OpcodeBase, h.LineBase, h.LineRange)
+	r.resetRegs()
+	return nil
+}
+
+// specialTables fills spAdv and spLine for the opcodes from spBase up: an
+// adjusted opcode (opcode - opcode_base) advances the operation by its
+// quotient by line_range and the line by line_base plus its remainder
+// [DWARF5 6.2.5.1]. They are counted here without dividing; lineRange must
+// not be 0.
+func (r *Reader) specialTables(opBase uint8, lineBase int8, lineRange uint8) {
 	adv, rem := uint8(0), uint8(0)
-	if h.OpcodeBase == 0 {
+	if opBase == 0 {
 		// Opcode 0 is extended, so the specials start at adjusted 1.
-		rem = 1 % h.LineRange
-		adv = 1 / h.LineRange
+		adv, rem = 1/lineRange, 1%lineRange
 	}
-	for op := int(r.spBase); op < 256; op++ {
+	for op := int(max(opBase, 1)); op < 256; op++ {
 		r.spAdv[op] = adv
-		r.spLine[op] = int16(h.LineBase) + int16(rem)
-		if rem++; rem == h.LineRange {
+		r.spLine[op] = int16(lineBase) + int16(rem)
+		if rem++; rem == lineRange {
 			adv, rem = adv+1, 0
 		}
 	}
-	r.resetRegs()
-	return nil
 }
 
 // Header returns the unit's header. Its Files include those that
