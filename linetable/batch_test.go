@@ -117,3 +117,66 @@ func TestSpecialTables(t *testing.T) {
 		}
 	}
 }
+
+// TestNextRowsOperands checks fill's inline operand decoding (one- and
+// two-byte LEB128) against buf.Reader's, through Next, at the boundaries
+// of each encoded size, with opcodes ending exactly at the unit's end.
+func TestNextRowsOperands(t *testing.T) {
+	lines := []int64{0, 1, -1, 63, -64, 64, -65, 8191, -8192, 8192, -8193, 1 << 20, -(1 << 20), 1<<31 - 1, -(1 << 31)}
+	pcs := []uint64{0, 1, 127, 128, 16383, 16384, 1 << 40}
+	files := []uint64{1, 2, 127, 128, 1 << 20}
+	h := twoFileHeader(5)
+	for _, cut := range []bool{false, true} {
+		out := build(t, h, nil, func(a *Assembler) {
+			a.SetAddress(0x1000)
+			for _, d := range lines {
+				a.AdvanceLine(d)
+				a.Copy()
+				a.AdvanceLine(d)
+				a.NegateStmt()
+				a.SpecialOpcode(h.OpcodeBase + 3)
+			}
+			for _, d := range pcs {
+				a.AdvancePC(d)
+				a.Copy()
+			}
+			for _, f := range files {
+				a.SetFile(f)
+				a.ConstAddPC()
+				a.Copy()
+			}
+			if cut {
+				// A program that ends in the middle of an operand.
+				a.Raw([]byte{byte(OpAdvanceLine), 0x80})
+			} else {
+				a.EndSequence()
+			}
+		})
+		rows, r, err := rtDecode(out)
+		if r == nil {
+			t.Fatal(err)
+		}
+		if want := 2*len(lines) + len(pcs) + len(files) + 1; len(rows) != want-btoi(cut) {
+			t.Fatalf("cut %v: %d rows, want %d (%v)", cut, len(rows), want-btoi(cut), err)
+		}
+		line := int64(1)
+		for i, d := range lines {
+			line += d
+			if got := rows[2*i].Line; got != uint32(line) {
+				t.Errorf("advance_line %d: line %d, want %d", d, int32(got), line)
+			}
+			line += d + 3 + int64(h.LineBase)
+		}
+		if err == nil {
+			err = io.EOF
+		}
+		checkNextRows(t, out.Line, out.Offset, out.Options(), rows, err)
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -322,10 +322,14 @@ func (r *Reader) fill(dst []Row) int {
 				i++
 				continue
 			}
-			r.b.Seek(uint64(i))
-			line += uint32(r.b.SLEB())
-			i = int(r.b.Offset())
-			continue
+			// Go's linker jumps more than 63 lines on about one row in
+			// ten: two LEB128 bytes, sign-extended from bit 13.
+			if i+1 < len(p) && p[i+1] < 0x80 {
+				v := uint32(p[i]&0x7f) | uint32(p[i+1])<<7
+				line += uint32(int32(v<<18) >> 18)
+				i += 2
+				continue
+			}
 		case OpSetFile:
 			if i < len(p) && p[i] < 0x80 {
 				file = uint32(p[i])
@@ -335,6 +339,12 @@ func (r *Reader) fill(dst []Row) int {
 		case OpConstAddPC:
 			addr += r.minInst * uint64(r.spAdv[255])
 			continue
+		case OpAdvancePC:
+			if i < len(p) && p[i] < 0x80 {
+				addr += r.minInst * uint64(p[i])
+				i++
+				continue
+			}
 		}
 		// Everything else, including multi-byte operands, goes through
 		// step with the registers in r.st.
