@@ -76,15 +76,15 @@ type Frame struct {
 
 // node is one kept subroutine DIE, with everything a frame needs resolved.
 type node struct {
+	low       uint64
 	parent    int32  // enclosing inlined subroutine or subprogram; -1 ends the chain
 	name      uint32 // indexes into Index.strs
 	short     uint32
 	startFile uint32
 	startLine uint32
-	low       uint64
-	hasLow    bool
 	// Call site, describing the frame outside this one.
 	callFile, callLine, callCol, callDisc uint32
+	hasLow                                bool
 }
 
 // Index answers inline chains for the PCs of one unit. Build it with
@@ -116,11 +116,13 @@ func (ix *Index) Len() int { return len(ix.nodes) }
 // subroutine DIEs only; memory proportional to the subroutines kept.
 func Build(d *dwinfo.Data, u *dwinfo.Unit, lt *linetable.Table, opts *Options) (*Index, error) {
 	b := newBuilder(d, u, lt, opts)
+	defer b.release()
 	err := b.walk()
 	if err2 := b.resolve(); err == nil {
 		err = err2
 	}
-	ix := &Index{lt: lt, files: b.own.paths, fileOK: b.own.ok, nodes: slices.Clip(b.nodes), strs: slices.Clip(b.strList)}
+	// The builder's slices are scratch: the Index gets exact-size copies.
+	ix := &Index{lt: lt, files: b.own.paths, fileOK: b.own.ok, nodes: slices.Clone(b.nodes), strs: slices.Clone(b.strList)}
 	ix.spans = b.m.flatten()
 	ix.lo = make([]uint64, len(ix.spans))
 	for i := range ix.spans {
@@ -139,6 +141,7 @@ type pending struct {
 	low     uint64
 	hasLow  bool
 	call    [4]uint32 // file, line, column, discriminator
+	rec     rec       // what describe needs, read along with the above
 }
 
 // walk reads every DIE of the unit in section order, replaying LLVM's
@@ -207,17 +210,20 @@ func (b *builder) materialize(stack []pending, i int) int32 {
 		parent: parent, low: p.low, hasLow: p.hasLow,
 		callFile: p.call[0], callLine: p.call[1], callCol: p.call[2], callDisc: p.call[3],
 	})
-	b.nodeOff = append(b.nodeOff, p.off)
+	// The walk read the DIE's name attributes already: describe need not
+	// decode it again.
+	b.nodeRec = append(b.nodeRec, b.addRec(p.off, &p.rec))
 	return p.node
 }
 
 // subroutine decodes the attributes of a subroutine DIE that matter here
-// and appends its address ranges to rgs, as LLVM's
-// DWARFDie::getAddressRanges computes them.
+// (into p, its rec included) and appends its address ranges to rgs, as
+// LLVM's DWARFDie::getAddressRanges computes them.
 func (b *builder) subroutine(e *dwinfo.Entry, p *pending, rgs []dwinfo.Range) []dwinfo.Range {
 	u := b.u
 	var low, high, ranges dwinfo.Field
 	var seen [7]bool // first occurrence wins, as LLVM's find does
+	var nr recReader
 	it := u.Attrs(e)
 	var f dwinfo.Field
 	for it.Next(&f) {
@@ -238,6 +244,7 @@ func (b *builder) subroutine(e *dwinfo.Entry, p *pending, rgs []dwinfo.Range) []
 		case attrGNUDiscriminator:
 			k = 6
 		default:
+			nr.add(u, &p.rec, &f)
 			continue
 		}
 		if seen[k] {

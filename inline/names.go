@@ -2,21 +2,24 @@ package inline
 
 import (
 	"slices"
+	"sync"
 
 	"github.com/symbolize-go/symbolize/internal/dw"
 	"github.com/symbolize-go/symbolize/internal/dwinfo"
 	"github.com/symbolize-go/symbolize/linetable"
 )
 
-// builder holds the state of one Build.
+// builder holds the state of one Build. Builders are pooled: everything
+// but the Index they produce is scratch that the next Build reuses, so a
+// Build allocates little beyond what its Index keeps.
 type builder struct {
 	d       *dwinfo.Data
 	u       *dwinfo.Unit
 	opts    Options
 	m       omap
 	nodes   []node
-	nodeOff []uint64 // DIE offset of each node
-	err     error    // first non-fatal problem
+	nodeRec []int32 // rec of each node's DIE (recs index)
+	err     error   // first non-fatal problem
 
 	// starts marks the DIE offsets of u (bit off-u.DIEOffset), so that a
 	// reference is followed only to a real DIE, as LLVM's getDIEForOffset
@@ -25,10 +28,22 @@ type builder struct {
 
 	own     fileTable
 	others  map[uint64]*unitInfo // by unit offset
-	recs    map[uint64]*rec      // by DIE offset; nil value: no DIE there
-	strs    map[string]uint32    // interned strings, indexes into strList
+	recIdx  map[uint64]int32     // by DIE offset: index into recs, or -1 (no DIE there)
+	recs    []rec
+	strs    map[string]uint32 // interned strings, indexes into strList
 	strList []string
+
+	// describe's worklist and visited set, kept for reuse.
+	work, seen []int32
 }
+
+var builderPool = sync.Pool{New: func() any {
+	return &builder{recIdx: make(map[uint64]int32), strs: make(map[string]uint32)}
+}}
+
+// maxPooledRecs bounds the scratch a pooled builder keeps: one giant unit
+// should not pin its scratch for the rest of the process.
+const maxPooledRecs = 1 << 20
 
 // fileTable is the resolved file paths of one unit's line table.
 type fileTable struct {
@@ -64,21 +79,121 @@ type unitInfo struct {
 	done  bool // files.lt was asked for
 }
 
-// rec holds the attributes of one DIE that name lookups read; the first
-// occurrence of each attribute counts, as in LLVM's DWARFDie::find.
+// rec is what name lookups need of one DIE, decoded once per Build: the
+// first occurrence of each attribute counts, as in LLVM's DWARFDie::find.
+// References are resolved to offsets and strings to section slices when
+// the DIE is read; a string is interned only when a node uses it.
 type rec struct {
-	u        *dwinfo.Unit
-	ui       *unitInfo // nil for the unit being built
-	link     dw.Value  // first of DW_AT_linkage_name / DW_AT_MIPS_linkage_name
-	name     dw.Value
-	declLine dwinfo.Field
-	declFile dwinfo.Field
-	origin   dw.Value
-	spec     dw.Value
+	ui           *unitInfo // nil for the unit being built
+	link, name   []byte    // valid under recLinkOK, recNameOK
+	origin, spec uint64    // absolute DIE offsets, valid under recOrigin, recSpec
+	file         uint64    // DW_AT_decl_file, valid under recFileOK
+	line         uint32    // DW_AT_decl_line as LLVM's toUnsigned reads it, else 0
+	linkStr      int32     // interned link, -1 until a node uses it
+	nameStr      int32
+	flags        recFlags
 }
 
+// recFlags says which attributes a rec holds. "Has" flags decide which DIE
+// of a reference chain answers for an attribute; "OK" flags whether its
+// value then resolved.
+type recFlags uint16
+
+const (
+	recLink   recFlags = 1 << iota // has DW_AT_linkage_name or DW_AT_MIPS_linkage_name
+	recLinkOK                      // and it named a string
+	recName                        // has DW_AT_name
+	recNameOK
+	recLine   // has DW_AT_decl_line
+	recFile   // has DW_AT_decl_file
+	recFileOK // and it is an unsigned constant LLVM 14 names a file for
+	recOrigin // DW_AT_abstract_origin names an offset
+	recSpec   // DW_AT_specification names an offset
+)
+
+// recReader collects a rec from a DIE's attributes, one at a time, so that
+// the walk can fill the rec of a subroutine DIE while it decodes the DIE's
+// other attributes.
+type recReader struct {
+	seen [6]bool
+}
+
+// add records f into r if it is one of the name attributes and the first
+// of its kind.
+func (rr *recReader) add(u *dwinfo.Unit, r *rec, f *dwinfo.Field) {
+	var k int
+	switch f.Attr {
+	case dwinfo.AttrLinkageName, dwinfo.AttrMIPSLinkageName:
+		k = 0
+	case dwinfo.AttrName:
+		k = 1
+	case dwinfo.AttrDeclLine:
+		k = 2
+	case dwinfo.AttrDeclFile:
+		k = 3
+	case dwinfo.AttrAbstractOrigin:
+		k = 4
+	case dwinfo.AttrSpecification:
+		k = 5
+	default:
+		return
+	}
+	if rr.seen[k] {
+		return
+	}
+	rr.seen[k] = true
+	switch k {
+	case 0:
+		if f.Val.Class != 0 {
+			r.flags |= recLink
+			if s, err := u.String(f.Val); err == nil {
+				r.link, r.flags = s, r.flags|recLinkOK
+			}
+		}
+	case 1:
+		if f.Val.Class != 0 {
+			r.flags |= recName
+			if s, err := u.String(f.Val); err == nil {
+				r.name, r.flags = s, r.flags|recNameOK
+			}
+		}
+	case 2:
+		r.flags |= recLine
+		if v, ok := unsigned(*f); ok {
+			r.line = uint32(v)
+		}
+	case 3:
+		r.flags |= recFile
+		// llvm-symbolizer-14 names no file for a DW_AT_decl_file of form
+		// DW_FORM_implicit_const, which gcc 11+ uses when every DIE of an
+		// abbreviation shares the file (measured on the gcc fixtures; the
+		// same form works for DW_AT_call_file).
+		if v, ok := unsigned(*f); ok && f.Form != dw.FormImplicitConst {
+			r.file, r.flags = v, r.flags|recFileOK
+		}
+	case 4, 5:
+		// LLVM treats DW_FORM_ref_sig8 and supplementary-file references
+		// as section offsets that rarely name anything; they name nothing
+		// here.
+		if f.Val.Class == 0 {
+			return
+		}
+		off, ok := u.Ref(f.Val)
+		if !ok {
+			return
+		}
+		if k == 4 {
+			r.origin, r.flags = off, r.flags|recOrigin
+		} else {
+			r.spec, r.flags = off, r.flags|recSpec
+		}
+	}
+}
+
+// newBuilder takes a builder from the pool and readies it for u.
 func newBuilder(d *dwinfo.Data, u *dwinfo.Unit, lt *linetable.Table, opts *Options) *builder {
-	b := &builder{d: d, u: u, recs: make(map[uint64]*rec), strs: map[string]uint32{"": 0}, strList: []string{""}}
+	b := builderPool.Get().(*builder)
+	b.d, b.u = d, u
 	if opts != nil {
 		b.opts = *opts
 	}
@@ -86,10 +201,39 @@ func newBuilder(d *dwinfo.Data, u *dwinfo.Unit, lt *linetable.Table, opts *Optio
 		b.opts.MaxRefs = DefaultMaxRefs
 	}
 	b.own = fileTable{lt: lt, dir: string(u.Root.CompDir)}
+	b.strList = append(b.strList, "")
+	b.strs[""] = 0
 	if u.End > u.DIEOffset {
-		b.starts = make([]uint64, (u.End-u.DIEOffset+63)/64)
+		n := int((u.End - u.DIEOffset + 63) / 64)
+		if cap(b.starts) < n {
+			b.starts = make([]uint64, n)
+		} else {
+			b.starts = b.starts[:n]
+			clear(b.starts)
+		}
 	}
 	return b
+}
+
+// release returns b to the pool, dropping every reference to the Build's
+// inputs and outputs so that the pool pins no section data or Index.
+func (b *builder) release() {
+	if len(b.recs) > maxPooledRecs || len(b.nodes) > maxPooledRecs {
+		return
+	}
+	b.d, b.u, b.opts, b.err, b.own = nil, nil, Options{}, nil, fileTable{}
+	b.m.reset()
+	b.nodes, b.nodeRec = b.nodes[:0], b.nodeRec[:0]
+	b.starts = b.starts[:0]
+	clear(b.others)
+	clear(b.recIdx)
+	clear(b.recs)
+	b.recs = b.recs[:0]
+	clear(b.strs)
+	clear(b.strList)
+	b.strList = b.strList[:0]
+	b.work, b.seen = b.work[:0], b.seen[:0]
+	builderPool.Put(b)
 }
 
 // note records the first non-fatal problem.
@@ -116,10 +260,21 @@ func (b *builder) intern(s []byte) uint32 {
 	if v, ok := b.strs[string(s)]; ok {
 		return v
 	}
+	return b.add(string(s))
+}
+
+// internString is intern for a string.
+func (b *builder) internString(s string) uint32 {
+	if v, ok := b.strs[s]; ok {
+		return v
+	}
+	return b.add(s)
+}
+
+func (b *builder) add(s string) uint32 {
 	v := uint32(len(b.strList))
-	str := string(s)
-	b.strs[str] = v
-	b.strList = append(b.strList, str)
+	b.strs[s] = v
+	b.strList = append(b.strList, s)
 	return v
 }
 
@@ -127,20 +282,21 @@ func (b *builder) intern(s []byte) uint32 {
 func (b *builder) resolve() error {
 	b.own.path(0) // build the path table, which the Index keeps
 	for i := range b.nodes {
-		b.describe(&b.nodes[i], b.nodeOff[i])
+		b.describe(&b.nodes[i], b.nodeRec[i])
 	}
 	return b.err
 }
 
-// lookupRec returns the rec of the DIE at absolute offset off, or nil if no
-// DIE starts there. Within the unit being built, the offsets seen by the
-// walk decide; in another unit, the entry decoded at off must start there
-// (an offset inside a DIE is not detected: LLVM would ignore it).
-func (b *builder) lookupRec(off uint64) *rec {
-	if r, ok := b.recs[off]; ok {
-		return r
+// lookupRec returns the index in b.recs of the DIE at absolute offset off,
+// or -1 if no DIE starts there. Within the unit being built, the offsets
+// seen by the walk decide; in another unit, the entry decoded at off must
+// start there (an offset inside a DIE is not detected: LLVM would ignore
+// it).
+func (b *builder) lookupRec(off uint64) int32 {
+	if i, ok := b.recIdx[off]; ok {
+		return i
 	}
-	var r *rec
+	i := int32(-1)
 	u, ui := b.u, (*unitInfo)(nil)
 	if off < b.u.Offset || off >= b.u.End {
 		ui = b.other(off)
@@ -151,13 +307,22 @@ func (b *builder) lookupRec(off uint64) *rec {
 		u = nil
 	}
 	if u != nil {
-		r = b.readRec(u, off)
-		if r != nil {
+		if r, ok := b.readRec(u, off); ok {
 			r.ui = ui
+			i = b.addRec(off, &r)
 		}
 	}
-	b.recs[off] = r
-	return r
+	b.recIdx[off] = i
+	return i
+}
+
+// addRec stores r, the rec of the DIE at off, and returns its index.
+func (b *builder) addRec(off uint64, r *rec) int32 {
+	i := int32(len(b.recs))
+	r.linkStr, r.nameStr = -1, -1
+	b.recs = append(b.recs, *r)
+	b.recIdx[off] = i
+	return i
 }
 
 // other returns the unit holding .debug_info offset off, loading it once.
@@ -182,82 +347,35 @@ func (b *builder) other(off uint64) *unitInfo {
 	return ui
 }
 
-func (b *builder) readRec(u *dwinfo.Unit, off uint64) *rec {
+// readRec decodes the rec of the DIE of u at off, reporting false if no
+// DIE decodes there.
+func (b *builder) readRec(u *dwinfo.Unit, off uint64) (rec, bool) {
 	er, err := u.EntriesAt(off)
 	if err != nil {
-		return nil
+		return rec{}, false
 	}
 	var e dwinfo.Entry
 	if er.Next(&e) != nil || e.Offset != off {
-		return nil
+		return rec{}, false
 	}
-	r := &rec{u: u}
-	var seen [6]bool
+	var r rec
+	var rr recReader
 	it := u.Attrs(&e)
 	var f dwinfo.Field
 	for it.Next(&f) {
-		var k int
-		switch f.Attr {
-		case dwinfo.AttrLinkageName, dwinfo.AttrMIPSLinkageName:
-			k = 0
-		case dwinfo.AttrName:
-			k = 1
-		case dwinfo.AttrDeclLine:
-			k = 2
-		case dwinfo.AttrDeclFile:
-			k = 3
-		case dwinfo.AttrAbstractOrigin:
-			k = 4
-		case dwinfo.AttrSpecification:
-			k = 5
-		default:
-			continue
-		}
-		if seen[k] {
-			continue
-		}
-		seen[k] = true
-		switch k {
-		case 0:
-			r.link = f.Val
-		case 1:
-			r.name = f.Val
-		case 2:
-			r.declLine = f
-		case 3:
-			r.declFile = f
-		case 4:
-			r.origin = f.Val
-		case 5:
-			r.spec = f.Val
-		}
+		rr.add(u, &r, &f)
 	}
 	if err := it.Err(); err != nil {
 		b.note(err)
 	}
-	return r
+	return r, true
 }
 
-// ref resolves a reference attribute of r to the rec it names, or nil.
-// LLVM treats DW_FORM_ref_sig8 and supplementary-file references as
-// section offsets that rarely name anything; they name nothing here.
-func (b *builder) ref(r *rec, v dw.Value) *rec {
-	if v.Class == 0 {
-		return nil
-	}
-	off, ok := r.u.Ref(v)
-	if !ok {
-		return nil
-	}
-	return b.lookupRec(off)
-}
-
-// describe resolves node n (the DIE at off): LLVM's getSubroutineName for
-// both name kinds, getDeclLine and getDeclFile, all four through
-// findRecursively.
-func (b *builder) describe(n *node, off uint64) {
-	self := b.lookupRec(off)
-	if self == nil {
+// describe resolves node n from the rec of its DIE, self: LLVM's
+// getSubroutineName for both name kinds, getDeclLine and getDeclFile, all
+// four through findRecursively.
+func (b *builder) describe(n *node, self int32) {
+	if self < 0 {
 		return
 	}
 	// findRecursively: a depth-first worklist over abstract_origin and
@@ -265,86 +383,82 @@ func (b *builder) describe(n *node, off uint64) {
 	// holding an attribute answers for it (even if its value then proves
 	// useless). The walk order does not depend on the attribute, so one
 	// walk serves all four.
-	var link, name, line, file *rec
+	link, name, line, file := int32(-1), int32(-1), int32(-1), int32(-1)
 	// Chains are short, so the visited set is a slice: MaxRefs bounds it.
-	var workBuf, seenBuf [8]*rec
-	work := append(workBuf[:0], self)
-	seen := append(seenBuf[:0], self)
+	work := append(b.work[:0], self)
+	seen := append(b.seen[:0], self)
 	for visits := 0; len(work) > 0 && visits < b.opts.MaxRefs; visits++ {
-		r := work[len(work)-1]
+		ri := work[len(work)-1]
 		work = work[:len(work)-1]
-		if link == nil && r.link.Class != 0 {
-			link = r
+		r := &b.recs[ri]
+		if link < 0 && r.flags&recLink != 0 {
+			link = ri
 		}
-		if name == nil && r.name.Class != 0 {
-			name = r
+		if name < 0 && r.flags&recName != 0 {
+			name = ri
 		}
-		if line == nil && r.declLine.Attr != 0 {
-			line = r
+		if line < 0 && r.flags&recLine != 0 {
+			line = ri
 		}
-		if file == nil && r.declFile.Attr != 0 {
-			file = r
+		if file < 0 && r.flags&recFile != 0 {
+			file = ri
 		}
-		if link != nil && name != nil && line != nil && file != nil {
+		if link >= 0 && name >= 0 && line >= 0 && file >= 0 {
 			break
 		}
-		if t := b.ref(r, r.origin); t != nil && !slices.Contains(seen, t) {
-			seen = append(seen, t)
-			work = append(work, t)
+		// lookupRec may grow b.recs: copy what is needed of r first.
+		fl, origin, spec := r.flags, r.origin, r.spec
+		if fl&recOrigin != 0 {
+			if t := b.lookupRec(origin); t >= 0 && !slices.Contains(seen, t) {
+				seen = append(seen, t)
+				work = append(work, t)
+			}
 		}
-		if t := b.ref(r, r.spec); t != nil && !slices.Contains(seen, t) {
-			seen = append(seen, t)
-			work = append(work, t)
+		if fl&recSpec != 0 {
+			if t := b.lookupRec(spec); t >= 0 && !slices.Contains(seen, t) {
+				seen = append(seen, t)
+				work = append(work, t)
+			}
 		}
 	}
-	if name != nil {
-		n.short = b.str(name, name.name)
+	b.work, b.seen = work, seen
+	if name >= 0 {
+		if r := &b.recs[name]; r.flags&recNameOK != 0 {
+			if r.nameStr < 0 {
+				r.nameStr = int32(b.intern(r.name))
+			}
+			n.short = uint32(r.nameStr)
+		}
 	}
 	n.name = n.short
-	if link != nil {
+	if link >= 0 {
 		// A linkage name that does not resolve to a string falls back to
 		// DW_AT_name, as LLVM's getName does.
-		if s, ok := b.strOK(link, link.link); ok {
-			n.name = s
+		if r := &b.recs[link]; r.flags&recLinkOK != 0 {
+			if r.linkStr < 0 {
+				r.linkStr = int32(b.intern(r.link))
+			}
+			n.name = uint32(r.linkStr)
 		}
 	}
-	if line != nil {
-		if v, ok := unsigned(line.declLine); ok {
-			n.startLine = uint32(v)
-		}
+	if line >= 0 {
+		n.startLine = b.recs[line].line
 	}
-	if file != nil {
-		// llvm-symbolizer-14 names no file for a DW_AT_decl_file of form
-		// DW_FORM_implicit_const, which gcc 11+ uses when every DIE of an
-		// abbreviation shares the file (measured on the gcc fixtures; the
-		// same form works for DW_AT_call_file).
-		if v, ok := unsigned(file.declFile); ok && file.declFile.Form != dw.FormImplicitConst {
+	if file >= 0 {
+		if r := &b.recs[file]; r.flags&recFileOK != 0 {
 			ft := &b.own
-			if file.ui != nil {
-				if !file.ui.done {
-					file.ui.done = true
+			if ui := r.ui; ui != nil {
+				if !ui.done {
+					ui.done = true
 					if b.opts.LineTable != nil {
-						file.ui.files.lt = b.opts.LineTable(file.ui.u)
+						ui.files.lt = b.opts.LineTable(ui.u)
 					}
 				}
-				ft = &file.ui.files
+				ft = &ui.files
 			}
 			// Resolved in the line table of the unit holding the
 			// attribute (LLVM's DWARFFormValue::getAsFile).
-			n.startFile = b.intern([]byte(ft.path(v)))
+			n.startFile = b.internString(ft.path(r.file))
 		}
 	}
-}
-
-func (b *builder) str(r *rec, v dw.Value) uint32 {
-	s, _ := b.strOK(r, v)
-	return s
-}
-
-func (b *builder) strOK(r *rec, v dw.Value) (uint32, bool) {
-	s, err := r.u.String(v)
-	if err != nil {
-		return 0, false
-	}
-	return b.intern(s), true
 }

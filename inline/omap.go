@@ -20,6 +20,27 @@ const chunkMax = 512
 type omap struct {
 	chunks [][]span
 	n      int
+	free   [][]span // empty chunks kept by reset for reuse
+}
+
+// reset empties m, keeping its chunks' memory for the next Build.
+func (m *omap) reset() {
+	for _, c := range m.chunks {
+		m.free = append(m.free, c[:0])
+	}
+	clear(m.chunks)
+	m.chunks, m.n = m.chunks[:0], 0
+}
+
+// chunk returns an empty chunk with room for chunkMax+1 entries, so that
+// appending to it never reallocates before it splits.
+func (m *omap) chunk() []span {
+	if k := len(m.free); k > 0 {
+		c := m.free[k-1]
+		m.free = m.free[:k-1]
+		return c
+	}
+	return make([]span, 0, chunkMax+1)
 }
 
 // floor returns the position of the entry with the greatest lo <= k.
@@ -43,7 +64,7 @@ func (m *omap) set(lo, hi uint64, node int32) {
 	}
 	m.n++
 	if len(m.chunks) == 0 {
-		m.chunks = append(m.chunks, []span{{lo, hi, node}})
+		m.chunks = append(m.chunks, append(m.chunk(), span{lo, hi, node}))
 		return
 	}
 	if !ok { // smaller than every key: front of the first chunk
@@ -57,12 +78,11 @@ func (m *omap) set(lo, hi uint64, node int32) {
 		m.chunks[ci] = c
 		return
 	}
-	// Split: the halves get their own backing arrays so that appending to
-	// the first cannot overwrite the second.
+	// Split: the second half moves to a chunk of its own, so that appending
+	// to the first cannot overwrite it.
 	h := len(c) / 2
-	a := append([]span(nil), c[:h]...)
-	b := append([]span(nil), c[h:]...)
-	m.chunks[ci] = a
+	b := append(m.chunk(), c[h:]...)
+	m.chunks[ci] = c[:h]
 	m.chunks = append(m.chunks, nil)
 	copy(m.chunks[ci+2:], m.chunks[ci+1:])
 	m.chunks[ci+1] = b
