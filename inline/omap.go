@@ -1,7 +1,5 @@
 package inline
 
-import "sort"
-
 // span is one entry of the address map: [lo, hi) belongs to node. Entries
 // may be reversed or overlap, exactly as LLVM's map allows.
 type span struct {
@@ -44,15 +42,39 @@ func (m *omap) chunk() []span {
 }
 
 // floor returns the position of the entry with the greatest lo <= k.
+// DIE pre-order inserts mostly at or near the end of the map, so a key at
+// or past the last entry is answered without a search.
 func (m *omap) floor(k uint64) (ci, i int, ok bool) {
-	// Last chunk whose first key is <= k.
-	ci = sort.Search(len(m.chunks), func(j int) bool { return m.chunks[j][0].lo > k }) - 1
-	if ci < 0 {
+	nc := len(m.chunks)
+	if nc == 0 || k < m.chunks[0][0].lo {
 		return 0, 0, false
 	}
+	if last := m.chunks[nc-1]; k >= last[len(last)-1].lo {
+		return nc - 1, len(last) - 1, true
+	}
+	// Last chunk whose first key is <= k: chunks[0] qualifies.
+	lo, hi := 1, nc
+	for lo < hi {
+		h := int(uint(lo+hi) >> 1)
+		if m.chunks[h][0].lo > k {
+			hi = h
+		} else {
+			lo = h + 1
+		}
+	}
+	ci = lo - 1
 	c := m.chunks[ci]
-	i = sort.Search(len(c), func(j int) bool { return c[j].lo > k }) - 1
-	return ci, i, true
+	// Last entry of c whose key is <= k: c[0] qualifies.
+	lo, hi = 1, len(c)
+	for lo < hi {
+		h := int(uint(lo+hi) >> 1)
+		if c[h].lo > k {
+			hi = h
+		} else {
+			lo = h + 1
+		}
+	}
+	return ci, lo - 1, true
 }
 
 // set assigns m[lo] = (hi, node), inserting the key if absent.
