@@ -197,7 +197,14 @@ func (r *Reader) Next(row *Row) error {
 				i++
 				continue
 			}
-			// Go's linker often jumps more than 63 lines.
+			// Go's linker often jumps more than 63 lines: two LEB128
+			// bytes, sign-extended from bit 13, or more through buf.
+			if i+1 < len(p) && p[i] >= 0x80 && p[i+1] < 0x80 {
+				v := uint32(p[i]&0x7f) | uint32(p[i+1])<<7
+				r.st.Line += uint32(int32(v<<18) >> 18)
+				i += 2
+				continue
+			}
 			r.b.Seek(uint64(i))
 			r.st.Line += uint32(r.b.SLEB())
 			i = int(r.b.Offset())
@@ -322,8 +329,9 @@ func (r *Reader) fill(dst []Row) int {
 				i++
 				continue
 			}
-			// Go's linker jumps more than 63 lines on about one row in
-			// ten: two LEB128 bytes, sign-extended from bit 13.
+			// Go's linker often jumps more than 63 lines: two LEB128
+			// bytes (the first >= 0x80, as the test above found),
+			// sign-extended from bit 13. Longer ones go through step.
 			if i+1 < len(p) && p[i+1] < 0x80 {
 				v := uint32(p[i]&0x7f) | uint32(p[i+1])<<7
 				line += uint32(int32(v<<18) >> 18)
