@@ -32,17 +32,7 @@ func isMachO(path string) bool {
 	if _, err := io.ReadFull(f, m[:]); err != nil {
 		return false
 	}
-	be := uint32(m[0])<<24 | uint32(m[1])<<16 | uint32(m[2])<<8 | uint32(m[3])
-	le := uint32(m[3])<<24 | uint32(m[2])<<16 | uint32(m[1])<<8 | uint32(m[0])
-	for _, v := range [...]uint32{be, le} {
-		switch v {
-		case macho.Magic32, macho.Magic64:
-			return true
-		}
-	}
-	// Universal headers are big-endian only. 0xcafebabe is also the magic
-	// of Java class files; ParseFat rejects those.
-	return be == macho.MagicFat || be == macho.MagicFat64
+	return macho.HasMagic(m[:])
 }
 
 // openMachO opens a thin or universal Mach-O file, selects Options.Arch,

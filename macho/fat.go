@@ -40,6 +40,19 @@ func IsFat(data []byte) bool {
 	return r.Err() == nil && (m == MagicFat || m == MagicFat64)
 }
 
+// HasMagic reports whether data (at least its first 4 bytes) begins with a
+// Mach-O magic number: a thin header of either byte order, or a universal
+// header (big-endian only). 0xcafebabe is also the magic of Java class
+// files, which ParseFat rejects.
+func HasMagic(data []byte) bool {
+	if len(data) < 4 {
+		return false
+	}
+	be := uint32(data[0])<<24 | uint32(data[1])<<16 | uint32(data[2])<<8 | uint32(data[3])
+	le := uint32(data[3])<<24 | uint32(data[2])<<16 | uint32(data[1])<<8 | uint32(data[0])
+	return be == Magic32 || be == Magic64 || le == Magic32 || le == Magic64 || be == MagicFat || be == MagicFat64
+}
+
 // ParseFat decodes a universal header (FAT_MAGIC with fat_arch entries or
 // FAT_MAGIC_64 with fat_arch_64 entries). Every slice must lie within data,
 // after the header, and not overlap another slice.

@@ -2,8 +2,8 @@ package main
 
 import (
 	"debug/elf"
-	"encoding/binary"
 	"errors"
+	"github.com/symbolize-go/symbolize/macho"
 	"io"
 	"os"
 	"path"
@@ -181,9 +181,5 @@ func isMachO(name string) bool {
 	if _, err := io.ReadFull(f, m[:]); err != nil {
 		return false
 	}
-	switch binary.BigEndian.Uint32(m[:]) {
-	case 0xfeedface, 0xfeedfacf, 0xcefaedfe, 0xcffaedfe, 0xcafebabe, 0xcafebabf:
-		return true
-	}
-	return false
+	return macho.HasMagic(m[:])
 }
