@@ -3,7 +3,6 @@ package main
 import (
 	"debug/elf"
 	"errors"
-	"github.com/symbolize-go/symbolize/macho"
 	"io"
 	"os"
 	"path"
@@ -11,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/symbolize-go/symbolize"
+	"github.com/symbolize-go/symbolize/macho"
 )
 
 // module is one opened binary, cached by the name the requests use.
