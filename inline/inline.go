@@ -135,7 +135,7 @@ func Build(d *dwinfo.Data, u *dwinfo.Unit, lt *linetable.Table, opts *Options) (
 // ranges, before it becomes a node.
 type pending struct {
 	depth   int
-	off     uint64
+	ord     int32 // ordinal of the DIE in the unit
 	subprog bool
 	node    int32 // -1 until materialized
 	low     uint64
@@ -162,14 +162,14 @@ func (b *builder) walk() error {
 		if err != nil {
 			return err // the DIE walk error takes precedence
 		}
-		b.markDIE(e.Offset)
+		ord := b.markDIE(e.Offset)
 		for len(stack) > 0 && stack[len(stack)-1].depth >= e.Depth {
 			stack = stack[:len(stack)-1]
 		}
 		if e.Tag != dwinfo.TagSubprogram && e.Tag != dwinfo.TagInlinedSubroutine {
 			continue
 		}
-		p := pending{depth: e.Depth, off: e.Offset, subprog: e.Tag == dwinfo.TagSubprogram, node: -1}
+		p := pending{depth: e.Depth, ord: ord, subprog: e.Tag == dwinfo.TagSubprogram, node: -1}
 		rgs = b.subroutine(&e, &p, rgs[:0])
 		if e.Children {
 			stack = append(stack, p)
@@ -212,7 +212,11 @@ func (b *builder) materialize(stack []pending, i int) int32 {
 	})
 	// The walk read the DIE's name attributes already: describe need not
 	// decode it again.
-	b.nodeRec = append(b.nodeRec, b.addRec(p.off, &p.rec))
+	r := int32(-1) // a DIE outside the unit's DIEs (not seen) names nothing
+	if p.ord >= 0 {
+		r = b.addRec(p.ord, &p.rec)
+	}
+	b.nodeRec = append(b.nodeRec, r)
 	return p.node
 }
 

@@ -1,6 +1,8 @@
 package inline
 
 import (
+	"math"
+	"math/bits"
 	"slices"
 	"sync"
 
@@ -23,12 +25,18 @@ type builder struct {
 
 	// starts marks the DIE offsets of u (bit off-u.DIEOffset), so that a
 	// reference is followed only to a real DIE, as LLVM's getDIEForOffset
-	// requires.
+	// requires. A DIE's ordinal in the unit is the number of bits set
+	// before its own: rank holds that count at the start of each word.
 	starts []uint64
+	rank   []uint32
+	// dieRec is, by DIE ordinal in u, 1 + the index in recs of the DIE's
+	// rec, or 0 if it was not read yet: the references within the unit,
+	// nearly all of them, find their rec without hashing.
+	dieRec []int32
 
 	own     fileTable
 	others  map[uint64]*unitInfo // by unit offset
-	recIdx  map[uint64]int32     // by DIE offset: index into recs, or -1 (no DIE there)
+	recIdx  map[uint64]int32     // DIEs of other units by offset: index into recs, or -1 (no DIE there)
 	recs    []rec
 	strs    map[string]uint32 // interned strings, indexes into strList
 	strList []string
@@ -81,18 +89,34 @@ type unitInfo struct {
 
 // rec is what name lookups need of one DIE, decoded once per Build: the
 // first occurrence of each attribute counts, as in LLVM's DWARFDie::find.
-// References are resolved to offsets and strings to section slices when
-// the DIE is read; a string is interned only when a node uses it.
+// References are resolved to offsets when the DIE is read; strings only
+// when a node uses them, since finding a .debug_str string's end costs a
+// scan of it (C++ linkage names are long) and most DIEs read never name a
+// frame.
 type rec struct {
 	ui           *unitInfo // nil for the unit being built
-	link, name   []byte    // valid under recLinkOK, recNameOK
+	link, name   strRef    // valid under recLink, recName
 	origin, spec uint64    // absolute DIE offsets, valid under recOrigin, recSpec
 	file         uint64    // DW_AT_decl_file, valid under recFileOK
 	line         uint32    // DW_AT_decl_line as LLVM's toUnsigned reads it, else 0
-	linkStr      int32     // interned link, -1 until a node uses it
+	linkStr      int32     // interned link: strUnresolved, strBad or an index
 	nameStr      int32
 	flags        recFlags
 }
+
+// strRef is a string-class attribute value, kept unresolved: the parts of
+// a dw.Value that Unit.String reads.
+type strRef struct {
+	b     []byte // DW_FORM_string's bytes
+	u     uint64 // offset or index
+	class dw.Class
+}
+
+// Values of rec.linkStr and rec.nameStr besides string indexes.
+const (
+	strUnresolved = -1
+	strBad        = -2 // the value names no string
+)
 
 // recFlags says which attributes a rec holds. "Has" flags decide which DIE
 // of a reference chain answers for an attribute; "OK" flags whether its
@@ -101,14 +125,12 @@ type recFlags uint16
 
 const (
 	recLink   recFlags = 1 << iota // has DW_AT_linkage_name or DW_AT_MIPS_linkage_name
-	recLinkOK                      // and it named a string
 	recName                        // has DW_AT_name
-	recNameOK
-	recLine   // has DW_AT_decl_line
-	recFile   // has DW_AT_decl_file
-	recFileOK // and it is an unsigned constant LLVM 14 names a file for
-	recOrigin // DW_AT_abstract_origin names an offset
-	recSpec   // DW_AT_specification names an offset
+	recLine                        // has DW_AT_decl_line
+	recFile                        // has DW_AT_decl_file
+	recFileOK                      // and it is an unsigned constant LLVM 14 names a file for
+	recOrigin                      // DW_AT_abstract_origin names an offset
+	recSpec                        // DW_AT_specification names an offset
 )
 
 // recReader collects a rec from a DIE's attributes, one at a time, so that
@@ -145,17 +167,11 @@ func (rr *recReader) add(u *dwinfo.Unit, r *rec, f *dwinfo.Field) {
 	switch k {
 	case 0:
 		if f.Val.Class != 0 {
-			r.flags |= recLink
-			if s, err := u.String(f.Val); err == nil {
-				r.link, r.flags = s, r.flags|recLinkOK
-			}
+			r.link, r.flags = strRef{f.Val.B, f.Val.U, f.Val.Class}, r.flags|recLink
 		}
 	case 1:
 		if f.Val.Class != 0 {
-			r.flags |= recName
-			if s, err := u.String(f.Val); err == nil {
-				r.name, r.flags = s, r.flags|recNameOK
-			}
+			r.name, r.flags = strRef{f.Val.B, f.Val.U, f.Val.Class}, r.flags|recName
 		}
 	case 2:
 		r.flags |= recLine
@@ -207,6 +223,7 @@ func newBuilder(d *dwinfo.Data, u *dwinfo.Unit, lt *linetable.Table, opts *Optio
 		n := int((u.End - u.DIEOffset + 63) / 64)
 		if cap(b.starts) < n {
 			b.starts = make([]uint64, n)
+			b.rank = make([]uint32, n)
 		} else {
 			b.starts = b.starts[:n]
 			clear(b.starts)
@@ -224,7 +241,7 @@ func (b *builder) release() {
 	b.d, b.u, b.opts, b.err, b.own = nil, nil, Options{}, nil, fileTable{}
 	b.m.reset()
 	b.nodes, b.nodeRec = b.nodes[:0], b.nodeRec[:0]
-	b.starts = b.starts[:0]
+	b.starts, b.dieRec = b.starts[:0], b.dieRec[:0]
 	clear(b.others)
 	clear(b.recIdx)
 	clear(b.recs)
@@ -243,15 +260,39 @@ func (b *builder) note(err error) {
 	}
 }
 
-func (b *builder) markDIE(off uint64) {
-	if i := off - b.u.DIEOffset; off >= b.u.DIEOffset && i/64 < uint64(len(b.starts)) {
+// markDIE notes the DIE at off, the next in section order, and returns
+// its ordinal, or -1 if off lies outside the unit's DIEs.
+func (b *builder) markDIE(off uint64) int32 {
+	if i := off - b.u.DIEOffset; off >= b.u.DIEOffset && i/64 < uint64(len(b.starts)) && len(b.dieRec) < math.MaxInt32 {
 		b.starts[i/64] |= 1 << (i % 64)
+		b.dieRec = append(b.dieRec, 0)
+		return int32(len(b.dieRec) - 1)
+	}
+	return -1
+}
+
+// rankDIEs readies ordinal for use, once the walk has marked every DIE.
+func (b *builder) rankDIEs() {
+	b.rank = b.rank[:len(b.starts)]
+	n := uint32(0)
+	for i, w := range b.starts {
+		b.rank[i] = n
+		n += uint32(bits.OnesCount64(w))
 	}
 }
 
-func (b *builder) isDIE(off uint64) bool {
+// ordinal returns the ordinal of the DIE of u at off, or -1 if no DIE
+// starts there.
+func (b *builder) ordinal(off uint64) int32 {
 	i := off - b.u.DIEOffset
-	return off >= b.u.DIEOffset && i/64 < uint64(len(b.starts)) && b.starts[i/64]&(1<<(i%64)) != 0
+	if off < b.u.DIEOffset || i/64 >= uint64(len(b.starts)) {
+		return -1
+	}
+	w, bit := b.starts[i/64], uint64(1)<<(i%64)
+	if w&bit == 0 {
+		return -1
+	}
+	return int32(b.rank[i/64] + uint32(bits.OnesCount64(w&(bit-1))))
 }
 
 // intern returns the index of s in the Build's string table, adding it
@@ -280,6 +321,7 @@ func (b *builder) add(s string) uint32 {
 
 // resolve fills in the names and start data of every node.
 func (b *builder) resolve() error {
+	b.rankDIEs()
 	b.own.path(0) // build the path table, which the Index keeps
 	for i := range b.nodes {
 		b.describe(&b.nodes[i], b.nodeRec[i])
@@ -293,35 +335,43 @@ func (b *builder) resolve() error {
 // start there (an offset inside a DIE is not detected: LLVM would ignore
 // it).
 func (b *builder) lookupRec(off uint64) int32 {
+	if off >= b.u.Offset && off < b.u.End {
+		ord := b.ordinal(off)
+		if ord < 0 {
+			return -1
+		}
+		if i := b.dieRec[ord]; i != 0 {
+			return i - 1
+		}
+		r, ok := b.readRec(b.u, off)
+		if !ok { // cannot happen: the walk decoded this DIE
+			return -1
+		}
+		return b.addRec(ord, &r)
+	}
 	if i, ok := b.recIdx[off]; ok {
 		return i
 	}
 	i := int32(-1)
-	u, ui := b.u, (*unitInfo)(nil)
-	if off < b.u.Offset || off >= b.u.End {
-		ui = b.other(off)
-		if ui != nil {
-			u = ui.u
-		}
-	} else if !b.isDIE(off) {
-		u = nil
-	}
-	if u != nil {
-		if r, ok := b.readRec(u, off); ok {
+	if ui := b.other(off); ui != nil {
+		if r, ok := b.readRec(ui.u, off); ok {
 			r.ui = ui
-			i = b.addRec(off, &r)
+			i = b.addRec(-1, &r)
 		}
 	}
 	b.recIdx[off] = i
 	return i
 }
 
-// addRec stores r, the rec of the DIE at off, and returns its index.
-func (b *builder) addRec(off uint64, r *rec) int32 {
+// addRec stores r, the rec of the DIE of ordinal ord in u (-1: a DIE of
+// another unit), and returns its index.
+func (b *builder) addRec(ord int32, r *rec) int32 {
 	i := int32(len(b.recs))
-	r.linkStr, r.nameStr = -1, -1
+	r.linkStr, r.nameStr = strUnresolved, strUnresolved
 	b.recs = append(b.recs, *r)
-	b.recIdx[off] = i
+	if ord >= 0 {
+		b.dieRec[ord] = i + 1
+	}
 	return i
 }
 
@@ -423,22 +473,18 @@ func (b *builder) describe(n *node, self int32) {
 	}
 	b.work, b.seen = work, seen
 	if name >= 0 {
-		if r := &b.recs[name]; r.flags&recNameOK != 0 {
-			if r.nameStr < 0 {
-				r.nameStr = int32(b.intern(r.name))
-			}
-			n.short = uint32(r.nameStr)
+		r := &b.recs[name]
+		if s := b.str(r, &r.name, &r.nameStr); s >= 0 {
+			n.short = uint32(s)
 		}
 	}
 	n.name = n.short
 	if link >= 0 {
 		// A linkage name that does not resolve to a string falls back to
 		// DW_AT_name, as LLVM's getName does.
-		if r := &b.recs[link]; r.flags&recLinkOK != 0 {
-			if r.linkStr < 0 {
-				r.linkStr = int32(b.intern(r.link))
-			}
-			n.name = uint32(r.linkStr)
+		r := &b.recs[link]
+		if s := b.str(r, &r.link, &r.linkStr); s >= 0 {
+			n.name = uint32(s)
 		}
 	}
 	if line >= 0 {
@@ -461,4 +507,21 @@ func (b *builder) describe(n *node, self int32) {
 			n.startFile = b.internString(ft.path(r.file))
 		}
 	}
+}
+
+// str resolves and interns sr, a string of r, once, caching the result in
+// *cache; it returns strBad if sr names no string.
+func (b *builder) str(r *rec, sr *strRef, cache *int32) int32 {
+	if *cache != strUnresolved {
+		return *cache
+	}
+	u := b.u
+	if r.ui != nil {
+		u = r.ui.u
+	}
+	*cache = strBad
+	if s, err := u.String(dw.Value{Class: sr.class, U: sr.u, B: sr.b}); err == nil {
+		*cache = int32(b.intern(s))
+	}
+	return *cache
 }
