@@ -135,13 +135,12 @@ func Build(d *dwinfo.Data, u *dwinfo.Unit, lt *linetable.Table, opts *Options) (
 // ranges, before it becomes a node.
 type pending struct {
 	depth   int
-	ord     int32 // ordinal of the DIE in the unit
+	rec     int32 // index of the DIE's rec; -1 if it lies outside the unit's DIEs (never)
 	subprog bool
 	node    int32 // -1 until materialized
 	low     uint64
 	hasLow  bool
 	call    [4]uint32 // file, line, column, discriminator
-	rec     rec       // what describe needs, read along with the above
 }
 
 // walk reads every DIE of the unit in section order, replaying LLVM's
@@ -169,8 +168,16 @@ func (b *builder) walk() error {
 		if e.Tag != dwinfo.TagSubprogram && e.Tag != dwinfo.TagInlinedSubroutine {
 			continue
 		}
-		p := pending{depth: e.Depth, ord: ord, subprog: e.Tag == dwinfo.TagSubprogram, node: -1}
-		rgs = b.subroutine(&e, &p, rgs[:0])
+		p := pending{depth: e.Depth, subprog: e.Tag == dwinfo.TagSubprogram, node: -1, rec: -1}
+		var r rec
+		rgs = b.subroutine(&e, &p, &r, rgs[:0])
+		// Keep the rec of every subroutine DIE, which the walk has just
+		// decoded: besides the nodes' own, they are what abstract_origin
+		// and specification references lead to, and describe would
+		// otherwise decode them again.
+		if ord >= 0 {
+			p.rec = b.addRec(ord, &r)
+		}
 		if e.Children {
 			stack = append(stack, p)
 		}
@@ -210,20 +217,14 @@ func (b *builder) materialize(stack []pending, i int) int32 {
 		parent: parent, low: p.low, hasLow: p.hasLow,
 		callFile: p.call[0], callLine: p.call[1], callCol: p.call[2], callDisc: p.call[3],
 	})
-	// The walk read the DIE's name attributes already: describe need not
-	// decode it again.
-	r := int32(-1) // a DIE outside the unit's DIEs (not seen) names nothing
-	if p.ord >= 0 {
-		r = b.addRec(p.ord, &p.rec)
-	}
-	b.nodeRec = append(b.nodeRec, r)
+	b.nodeRec = append(b.nodeRec, p.rec)
 	return p.node
 }
 
 // subroutine decodes the attributes of a subroutine DIE that matter here
-// (into p, its rec included) and appends its address ranges to rgs, as
+// (into p and pr) and appends its address ranges to rgs, as
 // LLVM's DWARFDie::getAddressRanges computes them.
-func (b *builder) subroutine(e *dwinfo.Entry, p *pending, rgs []dwinfo.Range) []dwinfo.Range {
+func (b *builder) subroutine(e *dwinfo.Entry, p *pending, pr *rec, rgs []dwinfo.Range) []dwinfo.Range {
 	u := b.u
 	var low, high, ranges dwinfo.Field
 	var seen [7]bool // first occurrence wins, as LLVM's find does
@@ -248,7 +249,7 @@ func (b *builder) subroutine(e *dwinfo.Entry, p *pending, rgs []dwinfo.Range) []
 		case attrGNUDiscriminator:
 			k = 6
 		default:
-			nr.add(u, &p.rec, &f)
+			nr.add(u, pr, &f)
 			continue
 		}
 		if seen[k] {
