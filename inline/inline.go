@@ -228,7 +228,7 @@ func (b *builder) subroutine(e *dwinfo.Entry, p *pending, pr *rec, rgs []dwinfo.
 	u := b.u
 	var low, high, ranges dwinfo.Field
 	var seen [7]bool // first occurrence wins, as LLVM's find does
-	var nr recReader
+	nr := recReader{b: b}
 	it := u.Attrs(e)
 	var f dwinfo.Field
 	for it.Next(&f) {

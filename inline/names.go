@@ -1,6 +1,7 @@
 package inline
 
 import (
+	"encoding/binary"
 	"math"
 	"math/bits"
 	"slices"
@@ -34,12 +35,15 @@ type builder struct {
 	// nearly all of them, find their rec without hashing.
 	dieRec []int32
 
-	own     fileTable
-	others  map[uint64]*unitInfo // by unit offset
-	recIdx  map[uint64]int32     // DIEs of other units by offset: index into recs, or -1 (no DIE there)
-	recs    []rec
-	strs    map[string]uint32 // interned strings, indexes into strList
-	strList []string
+	own    fileTable
+	others map[uint64]*unitInfo // by unit offset
+	recIdx map[uint64]int32     // DIEs of other units by offset: index into recs, or -1 (no DIE there)
+	recs   []rec
+	// inlineStrs holds the DW_FORM_string values of recs, each after its
+	// length as a uvarint.
+	inlineStrs []byte
+	strs       map[string]uint32 // interned strings, indexes into strList
+	strList    []string
 
 	// describe's worklist and visited set, kept for reuse.
 	work, seen []int32
@@ -95,21 +99,15 @@ type unitInfo struct {
 // frame.
 type rec struct {
 	ui           *unitInfo // nil for the unit being built
-	link, name   strRef    // valid under recLink, recName
+	link, name   uint64    // string values (see str), valid under recLink, recName
 	origin, spec uint64    // absolute DIE offsets, valid under recOrigin, recSpec
-	file         uint64    // DW_AT_decl_file, valid under recFileOK
+	file         uint32    // DW_AT_decl_file (clamped: no line table has 2^32 files), valid under recFileOK
 	line         uint32    // DW_AT_decl_line as LLVM's toUnsigned reads it, else 0
 	linkStr      int32     // interned link: strUnresolved, strBad or an index
 	nameStr      int32
+	linkClass    dw.Class // class of the link and name values
+	nameClass    dw.Class
 	flags        recFlags
-}
-
-// strRef is a string-class attribute value, kept unresolved: the parts of
-// a dw.Value that Unit.String reads.
-type strRef struct {
-	b     []byte // DW_FORM_string's bytes
-	u     uint64 // offset or index
-	class dw.Class
 }
 
 // Values of rec.linkStr and rec.nameStr besides string indexes.
@@ -137,6 +135,7 @@ const (
 // the walk can fill the rec of a subroutine DIE while it decodes the DIE's
 // other attributes.
 type recReader struct {
+	b    *builder
 	seen [6]bool
 }
 
@@ -167,11 +166,11 @@ func (rr *recReader) add(u *dwinfo.Unit, r *rec, f *dwinfo.Field) {
 	switch k {
 	case 0:
 		if f.Val.Class != 0 {
-			r.link, r.flags = strRef{f.Val.B, f.Val.U, f.Val.Class}, r.flags|recLink
+			r.link, r.linkClass, r.flags = rr.b.strVal(f.Val), f.Val.Class, r.flags|recLink
 		}
 	case 1:
 		if f.Val.Class != 0 {
-			r.name, r.flags = strRef{f.Val.B, f.Val.U, f.Val.Class}, r.flags|recName
+			r.name, r.nameClass, r.flags = rr.b.strVal(f.Val), f.Val.Class, r.flags|recName
 		}
 	case 2:
 		r.flags |= recLine
@@ -185,7 +184,7 @@ func (rr *recReader) add(u *dwinfo.Unit, r *rec, f *dwinfo.Field) {
 		// abbreviation shares the file (measured on the gcc fixtures; the
 		// same form works for DW_AT_call_file).
 		if v, ok := unsigned(*f); ok && f.Form != dw.FormImplicitConst {
-			r.file, r.flags = v, r.flags|recFileOK
+			r.file, r.flags = uint32(min(v, math.MaxUint32)), r.flags|recFileOK
 		}
 	case 4, 5:
 		// LLVM treats DW_FORM_ref_sig8 and supplementary-file references
@@ -207,6 +206,19 @@ func (rr *recReader) add(u *dwinfo.Unit, r *rec, f *dwinfo.Field) {
 }
 
 // newBuilder takes a builder from the pool and readies it for u.
+// strVal returns what a rec keeps of a string value: U, or for
+// DW_FORM_string (whose bytes are at hand, short, and alias .debug_info)
+// the offset of a copy in b.inlineStrs, so that recs hold no slices.
+func (b *builder) strVal(v dw.Value) uint64 {
+	if v.Class != dw.ClassString {
+		return v.U
+	}
+	off := uint64(len(b.inlineStrs))
+	b.inlineStrs = binary.AppendUvarint(b.inlineStrs, uint64(len(v.B)))
+	b.inlineStrs = append(b.inlineStrs, v.B...)
+	return off
+}
+
 func newBuilder(d *dwinfo.Data, u *dwinfo.Unit, lt *linetable.Table, opts *Options) *builder {
 	b := builderPool.Get().(*builder)
 	b.d, b.u = d, u
@@ -245,7 +257,7 @@ func (b *builder) release() {
 	clear(b.others)
 	clear(b.recIdx)
 	clear(b.recs)
-	b.recs = b.recs[:0]
+	b.recs, b.inlineStrs = b.recs[:0], b.inlineStrs[:0]
 	clear(b.strs)
 	clear(b.strList)
 	b.strList = b.strList[:0]
@@ -409,7 +421,7 @@ func (b *builder) readRec(u *dwinfo.Unit, off uint64) (rec, bool) {
 		return rec{}, false
 	}
 	var r rec
-	var rr recReader
+	rr := recReader{b: b}
 	it := u.Attrs(&e)
 	var f dwinfo.Field
 	for it.Next(&f) {
@@ -474,7 +486,7 @@ func (b *builder) describe(n *node, self int32) {
 	b.work, b.seen = work, seen
 	if name >= 0 {
 		r := &b.recs[name]
-		if s := b.str(r, &r.name, &r.nameStr); s >= 0 {
+		if s := b.str(r, r.nameClass, r.name, &r.nameStr); s >= 0 {
 			n.short = uint32(s)
 		}
 	}
@@ -483,7 +495,7 @@ func (b *builder) describe(n *node, self int32) {
 		// A linkage name that does not resolve to a string falls back to
 		// DW_AT_name, as LLVM's getName does.
 		r := &b.recs[link]
-		if s := b.str(r, &r.link, &r.linkStr); s >= 0 {
+		if s := b.str(r, r.linkClass, r.link, &r.linkStr); s >= 0 {
 			n.name = uint32(s)
 		}
 	}
@@ -504,23 +516,29 @@ func (b *builder) describe(n *node, self int32) {
 			}
 			// Resolved in the line table of the unit holding the
 			// attribute (LLVM's DWARFFormValue::getAsFile).
-			n.startFile = b.internString(ft.path(r.file))
+			n.startFile = b.internString(ft.path(uint64(r.file)))
 		}
 	}
 }
 
-// str resolves and interns sr, a string of r, once, caching the result in
-// *cache; it returns strBad if sr names no string.
-func (b *builder) str(r *rec, sr *strRef, cache *int32) int32 {
+// str resolves and interns a string value of r (see strVal) once,
+// caching the result in *cache; it returns strBad if the value names no
+// string.
+func (b *builder) str(r *rec, class dw.Class, v uint64, cache *int32) int32 {
 	if *cache != strUnresolved {
+		return *cache
+	}
+	*cache = strBad
+	if class == dw.ClassString {
+		n, k := binary.Uvarint(b.inlineStrs[v:]) // written by strVal
+		*cache = int32(b.intern(b.inlineStrs[v+uint64(k):][:n]))
 		return *cache
 	}
 	u := b.u
 	if r.ui != nil {
 		u = r.ui.u
 	}
-	*cache = strBad
-	if s, err := u.String(dw.Value{Class: sr.class, U: sr.u, B: sr.b}); err == nil {
+	if s, err := u.String(dw.Value{Class: class, U: v}); err == nil {
 		*cache = int32(b.intern(s))
 	}
 	return *cache
