@@ -113,7 +113,10 @@ func (ix *Index) Len() int { return len(ix.nodes) }
 // DIE's ranges are dropped, as in LLVM).
 //
 // Cost: one pass over the unit's DIEs, decoding the attributes of
-// subroutine DIEs only; memory proportional to the subroutines kept.
+// subroutine DIEs only (and of the DIEs their names are found through);
+// memory proportional to the subroutines kept. The scratch of a Build
+// (decoded DIEs, the address map under construction) is pooled and reused
+// by later Builds, so a Build allocates little beyond its Index.
 func Build(d *dwinfo.Data, u *dwinfo.Unit, lt *linetable.Table, opts *Options) (*Index, error) {
 	b := newBuilder(d, u, lt, opts)
 	defer b.release()
