@@ -19,6 +19,11 @@ type omap struct {
 	chunks [][]span
 	n      int
 	free   [][]span // empty chunks kept by reset for reuse
+	// hint is the position floor answered last. Inserts come in runs of
+	// ascending keys (a function's inlined ranges), often interleaved with
+	// another run (gcc's .cold parts), so the next key usually has the
+	// same floor or the one after it.
+	hintC, hintI int
 }
 
 // reset empties m, keeping its chunks' memory for the next Build.
@@ -28,6 +33,7 @@ func (m *omap) reset() {
 	}
 	clear(m.chunks)
 	m.chunks, m.n = m.chunks[:0], 0
+	m.hintC, m.hintI = 0, 0
 }
 
 // chunk returns an empty chunk with room for chunkMax+1 entries, so that
@@ -42,8 +48,8 @@ func (m *omap) chunk() []span {
 }
 
 // floor returns the position of the entry with the greatest lo <= k.
-// DIE pre-order inserts mostly at or near the end of the map, so a key at
-// or past the last entry is answered without a search.
+// DIE pre-order inserts mostly at or near the end of the map, or just
+// after the previous insert, so those keys are answered without a search.
 func (m *omap) floor(k uint64) (ci, i int, ok bool) {
 	nc := len(m.chunks)
 	if nc == 0 || k < m.chunks[0][0].lo {
@@ -51,6 +57,22 @@ func (m *omap) floor(k uint64) (ci, i int, ok bool) {
 	}
 	if last := m.chunks[nc-1]; k >= last[len(last)-1].lo {
 		return nc - 1, len(last) - 1, true
+	}
+	// The hint, or the entry after it, if its key is <= k and the next
+	// key (which exists: k is below the last) is > k. Checking the keys
+	// makes a stale hint harmless.
+	if ci, i := m.hintC, m.hintI; ci < nc && i < len(m.chunks[ci]) && m.chunks[ci][i].lo <= k {
+		for range 2 {
+			nci, ni := ci, i+1
+			if ni == len(m.chunks[ci]) {
+				nci, ni = ci+1, 0
+			}
+			if m.chunks[nci][ni].lo > k {
+				m.hintC, m.hintI = ci, i
+				return ci, i, true
+			}
+			ci, i = nci, ni
+		}
 	}
 	// Last chunk whose first key is <= k: chunks[0] qualifies.
 	lo, hi := 1, nc
@@ -74,6 +96,7 @@ func (m *omap) floor(k uint64) (ci, i int, ok bool) {
 			lo = h + 1
 		}
 	}
+	m.hintC, m.hintI = ci, lo-1
 	return ci, lo - 1, true
 }
 
