@@ -136,15 +136,16 @@ func (b *Binary) appendUnits(dst []Frame, s *dwarfState, pc, lo, hi uint64) (_ [
 		return dst, pc, pc + 1, err
 	}
 	cp := chainPool.Get().(*[]inline.Frame)
-	chain, clo, chi := us.inl.AppendChainRange((*cp)[:0], pc)
+	// llvm-symbolizer 14 --no-inlines names its one frame after the
+	// innermost DIE (the symbol table then renames it when asked for
+	// linkage names) and takes its declaration line and low_pc.
+	limit := 0
+	if !b.opts.Inlines {
+		limit = 1
+	}
+	chain, clo, chi := us.inl.AppendChainRange((*cp)[:0], pc, limit)
 	lo, hi = max(lo, clo), min(hi, chi)
 	last := len(chain)
-	if last > 1 && !b.opts.Inlines {
-		// llvm-symbolizer 14 --no-inlines names the frame after the
-		// innermost DIE (the symbol table then renames it when asked for
-		// linkage names) and takes its declaration line and low_pc.
-		last = 1
-	}
 	for i := 0; i < last; i++ {
 		fn := &chain[i]
 		f := Frame{

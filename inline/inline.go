@@ -3,7 +3,6 @@ package inline
 import (
 	"io"
 	"slices"
-	"sort"
 
 	"github.com/symbolize-go/symbolize/internal/buf"
 	"github.com/symbolize-go/symbolize/internal/dw"
@@ -358,18 +357,30 @@ func tombstone(size uint8) uint64 {
 //
 // Cost: O(log spans + depth); no allocation when dst has room.
 func (ix *Index) AppendChain(dst []Frame, pc uint64) []Frame {
-	dst, _, _ = ix.AppendChainRange(dst, pc)
+	dst, _, _ = ix.AppendChainRange(dst, pc, 0)
 	return dst
 }
 
 // AppendChainRange is AppendChain that also returns the addresses [lo, hi)
 // around pc whose chains equal pc's (the same DIEs and the same line-table
 // row), so that a caller walking sorted PCs can reuse the answer while it
-// stays inside. The range may be as narrow as [pc, pc+1).
-func (ix *Index) AppendChainRange(dst []Frame, pc uint64) (_ []Frame, lo, hi uint64) {
+// stays inside. The range may be as narrow as [pc, pc+1). It appends at
+// most limit frames, innermost first (all of them when limit <= 0): one is
+// what llvm-symbolizer --no-inlines reports.
+func (ix *Index) AppendChainRange(dst []Frame, pc uint64, limit int) (_ []Frame, lo, hi uint64) {
 	n := int32(-1)
 	lo, hi = 0, ^uint64(0)
-	i := sort.Search(len(ix.lo), func(j int) bool { return ix.lo[j] > pc }) - 1
+	// i: the last span starting at or below pc (an upper-bound search).
+	j, k := 0, len(ix.lo)
+	for j < k {
+		m := int(uint(j+k) >> 1)
+		if ix.lo[m] <= pc {
+			j = m + 1
+		} else {
+			k = m
+		}
+	}
+	i := j - 1
 	switch {
 	case i >= 0 && pc < ix.spans[i].hi:
 		n = ix.spans[i].node
@@ -404,7 +415,7 @@ func (ix *Index) AppendChainRange(dst []Frame, pc uint64) (_ []Frame, lo, hi uin
 		return dst, lo, hi
 	}
 	var inner *node
-	for n >= 0 {
+	for count := 0; n >= 0 && (limit <= 0 || count < limit); count++ {
 		nd := &ix.nodes[n]
 		f := Frame{
 			Name: ix.strs[nd.name], ShortName: ix.strs[nd.short],
