@@ -103,6 +103,7 @@ type dwarfState struct {
 	str     []byte
 	big     bool
 	units   sync.Map // .debug_info offset -> *unitState
+	recent  [64]atomic.Pointer[unitState]
 
 	aheadOnce sync.Once
 	warns     *warnList
@@ -182,6 +183,7 @@ func (b *Binary) loadDWARF(pc uint64) (*dwarfState, error) {
 // unit's inline index may need another unit's line table (gcc LTO keeps
 // abstract origins in units of their own).
 type unitState struct {
+	off      uint64 // of the unit in .debug_info
 	lineOnce sync.Once
 	unit     *dwinfo.Unit
 	lines    *linetable.Table
@@ -195,11 +197,18 @@ type unitState struct {
 
 // unitLines returns the unit at .debug_info offset off with its line table.
 func (s *dwarfState) unitLines(off uint64) (*unitState, error) {
-	v, ok := s.units.Load(off)
-	if !ok {
-		v, _ = s.units.LoadOrStore(off, new(unitState))
+	// A small direct-mapped cache in front of the map: lookups of nearby
+	// addresses hit the same few units.
+	slot := &s.recent[(off>>4)%uint64(len(s.recent))]
+	us := slot.Load()
+	if us == nil || us.off != off {
+		v, ok := s.units.Load(off)
+		if !ok {
+			v, _ = s.units.LoadOrStore(off, &unitState{off: off})
+		}
+		us = v.(*unitState)
+		slot.Store(us)
 	}
-	us := v.(*unitState)
 	us.lineOnce.Do(func() { us.lineErr = s.loadLines(us, off) })
 	return us, us.lineErr
 }
