@@ -97,7 +97,7 @@ func (b *Binary) Batch(pcs []uint64, yield func(i int, frames []Frame, err error
 
 // readAheadMin is the batch size from which Batch inflates lazily read
 // sections ahead of its workers.
-const readAheadMin = 8 * batchChunk
+const readAheadMin = 2 * batchChunk
 
 // readAhead inflates the lazy sections to their ends, a step at a time so
 // that lookups needing bytes are not held up behind the whole section. It

@@ -31,6 +31,8 @@ type Binary struct {
 
 	warns warnList
 
+	demangled sync.Map // linkage name -> demangled name
+
 	symOnce sync.Once
 	syms    *symtab.Table
 	symErr  error

@@ -91,7 +91,7 @@ func (b *Binary) appendFrames(dst []Frame, pc uint64) (_ []Frame, lo, hi uint64,
 		}
 	case b.opts.Demangle:
 		for i := n; i < len(dst); i++ {
-			dst[i].Function = symtab.Demangle(dst[i].Function, symtab.StyleLLVM)
+			dst[i].Function = b.demangle(dst[i].Function)
 		}
 	}
 	if hi <= pc || lo > pc {
@@ -171,4 +171,20 @@ func (b *Binary) appendUnits(dst []Frame, s *dwarfState, pc, lo, hi uint64) (_ [
 	*cp = chain[:0]
 	chainPool.Put(cp)
 	return dst, lo, hi, nil
+}
+
+// demangle returns symtab.Demangle(name, symtab.StyleLLVM), remembering
+// each answer: the same few names (inlined library functions) recur across
+// addresses, and demangling costs microseconds. The cache holds at most one
+// entry per distinct name of the binary.
+func (b *Binary) demangle(name string) string {
+	if name == "" {
+		return name
+	}
+	if v, ok := b.demangled.Load(name); ok {
+		return v.(string)
+	}
+	d := symtab.Demangle(name, symtab.StyleLLVM)
+	b.demangled.Store(name, d)
+	return d
 }
