@@ -1,6 +1,7 @@
 package symbolize
 
 import (
+	"strings"
 	"sync"
 
 	"github.com/symbolize-go/symbolize/inline"
@@ -178,8 +179,8 @@ func (b *Binary) appendUnits(dst []Frame, s *dwarfState, pc, lo, hi uint64) (_ [
 // addresses, and demangling costs microseconds. The cache holds at most one
 // entry per distinct name of the binary.
 func (b *Binary) demangle(name string) string {
-	if name == "" {
-		return name
+	if !strings.HasPrefix(name, "_Z") && !strings.HasPrefix(name, "___Z") && !strings.HasPrefix(name, "_R") {
+		return name // not mangled (C, Go): nothing to remember
 	}
 	if v, ok := b.demangled.Load(name); ok {
 		return v.(string)

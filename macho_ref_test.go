@@ -8,7 +8,6 @@ package symbolize_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -208,10 +207,6 @@ func sampleMachOAddrs(t *testing.T, fx machoFixture) []uint64 {
 }
 
 func runLLVMMachO(t *testing.T, llvm string, fx machoFixture, addrs []uint64, inlines bool) []refAnswer {
-	var in bytes.Buffer
-	for _, a := range addrs {
-		fmt.Fprintf(&in, "0x%x\n", a)
-	}
 	args := []string{"--obj=" + fx.path, "--output-style=JSON", "--no-demangle", "--no-inlines"}
 	if inlines {
 		args[3] = "--inlines"
@@ -219,25 +214,7 @@ func runLLVMMachO(t *testing.T, llvm string, fx machoFixture, addrs []uint64, in
 	if fx.arch != "" {
 		args = append(args, "--default-arch="+fx.arch)
 	}
-	cmd := exec.Command(llvm, args...)
-	cmd.Stdin = &in
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("llvm-symbolizer-14: %v\n%s", err, stderr.Bytes())
-	}
-	lines := bytes.Split(bytes.TrimSpace(out), []byte("\n"))
-	if len(lines) != len(addrs) {
-		t.Fatalf("llvm-symbolizer-14 gave %d answers for %d addresses", len(lines), len(addrs))
-	}
-	ans := make([]refAnswer, len(lines))
-	for i, l := range lines {
-		if err := json.Unmarshal(l, &ans[i]); err != nil {
-			t.Fatalf("llvm-symbolizer-14 answer %d: %v: %s", i, err, l)
-		}
-	}
-	return ans
+	return queryLLVM(t, llvm, args, addrs)
 }
 
 // runOursSlid symbolizes addrs as a process would report them: the image

@@ -205,17 +205,23 @@ func sampleAddrs(t *testing.T, path string) []uint64 {
 }
 
 func runLLVM(t *testing.T, llvm, path string, addrs []uint64, inlines bool) []refAnswer {
-	var in bytes.Buffer
-	for _, a := range addrs {
-		fmt.Fprintf(&in, "0x%x\n", a)
-	}
 	flag := "--no-inlines"
 	if inlines {
 		flag = "--inlines"
 	}
 	// Names are compared mangled: demangling is checked on its own against
 	// llvm-cxxfilt-14 in package symtab, with its own exceptions.
-	cmd := exec.Command(llvm, "--obj="+path, "--output-style=JSON", "--no-demangle", flag)
+	return queryLLVM(t, llvm, []string{"--obj=" + path, "--output-style=JSON", "--no-demangle", flag}, addrs)
+}
+
+// queryLLVM runs llvm-symbolizer with args (which must ask for JSON) once,
+// all of addrs on its standard input, and returns its answers in order.
+func queryLLVM(t *testing.T, llvm string, args []string, addrs []uint64) []refAnswer {
+	var in bytes.Buffer
+	for _, a := range addrs {
+		fmt.Fprintf(&in, "0x%x\n", a)
+	}
+	cmd := exec.Command(llvm, args...)
 	cmd.Stdin = &in
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
