@@ -4,11 +4,19 @@
 # The sources include no headers (no macOS SDK exists here); libSystem.tbd is
 # a hand-written stub exporting only what the linker demands.
 set -euo pipefail
-cd "$(dirname "$0")"
+# -P: the physical path, because ld64.lld resolves -oso_prefix through
+# symlinks but not the object paths it strips it from.
+cd -P "$(dirname "$0")"
 
 # Fixed object mtimes so that the OSO stabs (debug map timestamps) are
 # reproducible; -oso_prefix keeps the build directory out of them.
+# -ffile-prefix-map records this directory as /symbolize/testdata/macho in
+# DW_AT_comp_dir, the line tables and the N_SO stabs (which the linker copies
+# from the objects' DWARF), so the bytes do not depend on the checkout path;
+# testdata/build.sh maps the ELF fixtures the same way.
 STAMP=1600000000
+export LC_ALL=C TZ=UTC
+MAP=("-ffile-prefix-map=$PWD=/symbolize/testdata/macho")
 CFLAGS="-g -O1 -fno-stack-protector -fno-ident"
 
 for arch in arm64 x86_64; do
@@ -16,8 +24,8 @@ for arch in arm64 x86_64; do
     arm64)  triple=arm64-apple-macos11;    ver="11.0 11.0" ;;
     x86_64) triple=x86_64-apple-macos10.15; ver="10.15 10.15" ;;
   esac
-  clang-14 -target $triple $CFLAGS -c main.c -o main.$arch.o
-  clang-14 -target $triple $CFLAGS -c lib.c -o lib.$arch.o
+  clang-14 -target $triple $CFLAGS "${MAP[@]}" -c main.c -o main.$arch.o
+  clang-14 -target $triple $CFLAGS "${MAP[@]}" -c lib.c -o lib.$arch.o
   touch -d @$STAMP main.$arch.o lib.$arch.o
   ld64.lld-14 -arch $arch -platform_version macos $ver -dylib \
     -install_name @rpath/libfix.dylib -current_version 1.2.3 -compatibility_version 1.0.0 \
@@ -44,7 +52,7 @@ PATH="$tmp:$PATH" dsymutil-14 main.fat -o main.fat.dSYM
 
 # A 32-bit object (i386, LC_SEGMENT and nlist) for the 32-bit header paths;
 # ld64.lld cannot link i386.
-clang-14 -target i386-apple-macos10.7 $CFLAGS -c lib.c -o lib.i386.o
+clang-14 -target i386-apple-macos10.7 $CFLAGS "${MAP[@]}" -c lib.c -o lib.i386.o
 
 # Larger program for the root package's differential tests (prog.*): -O2
 # inlining (nested), two dozen functions, a static function, and a C++ unit
@@ -55,8 +63,8 @@ for arch in arm64 x86_64; do
     arm64)  triple=arm64-apple-macos11;    ver="11.0 11.0" ;;
     x86_64) triple=x86_64-apple-macos10.15; ver="10.15 10.15" ;;
   esac
-  clang-14 -target $triple $PCFLAGS -c prog.c -o prog.$arch.o
-  clang-14 -target $triple $PCFLAGS -fno-exceptions -fno-rtti -nostdinc++ -c shapes.cpp -o shapes.$arch.o
+  clang-14 -target $triple $PCFLAGS "${MAP[@]}" -c prog.c -o prog.$arch.o
+  clang-14 -target $triple $PCFLAGS "${MAP[@]}" -fno-exceptions -fno-rtti -nostdinc++ -c shapes.cpp -o shapes.$arch.o
   touch -d @$STAMP prog.$arch.o shapes.$arch.o
   ld64.lld-14 -arch $arch -platform_version macos $ver -e _main \
     -oso_prefix "$PWD/" prog.$arch.o shapes.$arch.o libSystem.tbd -o prog.$arch
@@ -78,4 +86,5 @@ PATH="$tmp:$PATH" dsymutil-14 prog.fat -o prog.fat.dSYM
 
 sha256sum main.c lib.c prog.c shapes.cpp libSystem.tbd *.o main.arm64 main.x86_64 main.arm64.stripped main.fat \
   libfix.*.dylib prog.arm64 prog.x86_64 prog.arm64.stripped prog.x86_64.stripped-dsym prog.fat $(find *.dSYM -type f | sort) > MANIFEST.sha256
-{ clang-14 --version | head -1; echo "CFLAGS=$CFLAGS"; } > MANIFEST.tools
+{ clang-14 --version | head -1; echo "CFLAGS=$CFLAGS"; echo "PCFLAGS=$PCFLAGS"
+  echo "MAP=-ffile-prefix-map=<this directory>=/symbolize/testdata/macho"; } > MANIFEST.tools
