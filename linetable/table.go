@@ -100,13 +100,6 @@ func NewTable(data []byte, off uint64, opts *Options) (*Table, error) {
 	return newTable(&r)
 }
 
-// NewTable builds the Table of the Reader's program, from its first row
-// whatever the Reader's position, and leaves the Reader at the end.
-func (r *Reader) NewTable() (*Table, error) {
-	r.Reset()
-	return newTable(r)
-}
-
 func newTable(r *Reader) (*Table, error) {
 	// Count the rows first: decoding is cheaper than growing the slices by
 	// appending, and the Table then holds no spare capacity.

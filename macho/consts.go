@@ -171,14 +171,3 @@ func (c LoadCmd) String() string {
 	}
 	return fmt.Sprintf("LC_%#x", uint32(c))
 }
-
-// isDylibLoad reports whether c names a dependent library; such commands,
-// in file order, are what two-level-namespace library ordinals count
-// (LC_ID_DYLIB names the file itself and is not counted).
-func isDylibLoad(c LoadCmd) bool {
-	switch c {
-	case LoadDylib, LoadWeakDylib, LoadReexportDylib, LoadLazyDylib, LoadUpwardDylib:
-		return true
-	}
-	return false
-}

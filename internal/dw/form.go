@@ -212,14 +212,3 @@ func Read(r *buf.Reader, f Form, u Unit, implicit int64) Value {
 	r.Fail(r.Offset(), buf.ErrFormat, "DW_FORM_indirect nested too deep")
 	return Value{}
 }
-
-// Known reports whether f is a form Read can decode (and so skip).
-func Known(f Form) bool {
-	switch {
-	case f >= FormAddr && f <= FormAddrx4 && f != 0x02:
-		return true
-	case f == FormGNUAddrIndex, f == FormGNUStrIndex, f == FormGNURefAlt, f == FormGNUStrpAlt:
-		return true
-	}
-	return false
-}

@@ -37,9 +37,6 @@ func (b *Builder) Bytes() []byte { return b.buf }
 // next byte will have.
 func (b *Builder) Len() int { return len(b.buf) }
 
-// BigEndian reports the builder's byte order.
-func (b *Builder) BigEndian() bool { return b.big }
-
 // U8 appends one byte.
 func (b *Builder) U8(v uint8) *Builder {
 	b.buf = append(b.buf, v)
