@@ -245,27 +245,6 @@ func runOursSlid(t *testing.T, fx machoFixture, addrs []uint64, inlines bool) []
 	return framesOf(t, b, pcs)
 }
 
-func framesOf(t *testing.T, b *symbolize.Binary, pcs []uint64) [][]refFrame {
-	out := make([][]refFrame, len(pcs))
-	b.Batch(pcs, func(i int, frames []symbolize.Frame, err error) bool {
-		if err != nil {
-			t.Errorf("0x%x: %v", pcs[i], err)
-		}
-		for _, f := range frames {
-			r := refFrame{
-				FunctionName: f.Function, FileName: f.File, Line: f.Line, Column: f.Column,
-				Discriminator: f.Discriminator, StartFileName: f.StartFile, StartLine: f.StartLine,
-			}
-			if f.HasStartAddress {
-				r.StartAddress = fmt.Sprintf("0x%x", f.StartAddress)
-			}
-			out[i] = append(out[i], r)
-		}
-		return true
-	})
-	return out
-}
-
 // TestMachOSources checks which source answers, on each kind of image.
 func TestMachOSources(t *testing.T) {
 	cases := []struct {

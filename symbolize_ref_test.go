@@ -253,10 +253,15 @@ func runOurs(t *testing.T, path string, addrs []uint64, inlines bool) [][]refFra
 		t.Fatalf("Open: %v", err)
 	}
 	defer b.Close()
-	out := make([][]refFrame, len(addrs))
-	b.Batch(addrs, func(i int, frames []symbolize.Frame, err error) bool {
+	return framesOf(t, b, addrs)
+}
+
+// framesOf symbolizes pcs with b.Batch into the reference's JSON fields.
+func framesOf(t *testing.T, b *symbolize.Binary, pcs []uint64) [][]refFrame {
+	out := make([][]refFrame, len(pcs))
+	b.Batch(pcs, func(i int, frames []symbolize.Frame, err error) bool {
 		if err != nil {
-			t.Errorf("0x%x: %v", addrs[i], err)
+			t.Errorf("0x%x: %v", pcs[i], err)
 		}
 		for _, f := range frames {
 			r := refFrame{
@@ -264,7 +269,7 @@ func runOurs(t *testing.T, path string, addrs []uint64, inlines bool) [][]refFra
 				Discriminator: f.Discriminator, StartFileName: f.StartFile, StartLine: f.StartLine,
 			}
 			if f.HasStartAddress {
-				r.StartAddress = "0x" + strconv.FormatUint(f.StartAddress, 16)
+				r.StartAddress = fmt.Sprintf("0x%x", f.StartAddress)
 			}
 			out[i] = append(out[i], r)
 		}
