@@ -1,7 +1,9 @@
 package symbolize
 
 import (
+	"cmp"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -37,60 +39,149 @@ func (b *Binary) Batch(pcs []uint64, yield func(i int, frames []Frame, err error
 			go s.readAhead(&b.closed)
 		}
 	}
-	nchunks := (len(pcs) + batchChunk - 1) / batchChunk
-	results := make([]*chunkResult, nchunks)
-	done := make([]chan struct{}, nchunks)
+	// The addresses are taken a window at a time and each window is
+	// symbolized in address order: unsorted input (a profile's samples,
+	// a crash log's stacks) then walks each unit's tables front to back
+	// instead of jumping between units, which halves the work on a large
+	// binary, and neighbouring addresses reuse one answer. Windows bound
+	// the answers held before yield consumes them; the next window is
+	// symbolized while yield consumes this one.
+	nwin := (len(pcs) + batchWindow - 1) / batchWindow
+	wins := make([]*window, nwin)
+	done := make([]chan struct{}, nwin)
 	for i := range done {
 		done[i] = make(chan struct{})
 	}
-	// Workers take chunks in order; at most 2*workers chunks are held
-	// ahead of the consumer, bounding memory.
-	ahead := make(chan struct{}, 2*workers)
-	next := make(chan int)
+	ahead := make(chan struct{}, 1) // windows held beyond the one yield consumes
+	jobs := make(chan job)
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
-			for ci := range next {
+			for j := range jobs {
+				w := j.w
 				c := chunkPool.Get().(*chunkResult)
-				lo := ci * batchChunk
-				c.fill(b, pcs[lo:min(lo+batchChunk, len(pcs))])
-				results[ci] = c
-				close(done[ci])
+				lo := j.chunk * batchChunk
+				c.fill(b, w.pcs[lo:min(lo+batchChunk, len(w.pcs))])
+				w.chunks[j.chunk] = c
+				if w.left.Add(-1) == 0 {
+					close(done[w.index])
+				}
 			}
 		})
 	}
 	go func() {
-		defer close(next)
-		for ci := range nchunks {
-			select {
-			case ahead <- struct{}{}:
-			case <-stop:
-				return
+		defer close(jobs)
+		for wi := range nwin {
+			if wi > 0 {
+				select {
+				case ahead <- struct{}{}:
+				case <-stop:
+					return
+				}
 			}
-			select {
-			case next <- ci:
-			case <-stop:
-				return
+			lo := wi * batchWindow
+			w := newWindow(wi, pcs[lo:min(lo+batchWindow, len(pcs))])
+			wins[wi] = w
+			for ci := range w.chunks {
+				select {
+				case jobs <- job{w, ci}:
+				case <-stop:
+					return
+				}
 			}
 		}
 	}()
 	ok := true
-	for ci := 0; ci < nchunks && ok; ci++ {
-		<-done[ci]
-		c := results[ci]
-		ok = c.emit(ci*batchChunk, yield)
-		results[ci] = nil
-		c.reset()
-		chunkPool.Put(c)
-		<-ahead
+	for wi := 0; wi < nwin && ok; wi++ {
+		<-done[wi]
+		w := wins[wi]
+		ok = w.emit(wi*batchWindow, yield)
+		w.release()
+		wins[wi] = nil
+		if wi+1 < nwin {
+			<-ahead
+		}
 	}
 	close(stop)
 	wg.Wait()
-	for _, c := range results {
+	// The workers are done, and so is the producer (it closed jobs).
+	for _, w := range wins {
+		if w != nil {
+			w.release()
+		}
+	}
+}
+
+// batchWindow is how many addresses Batch sorts and symbolizes together.
+const batchWindow = 16 * batchChunk
+
+// A window is a run of a batch's addresses, sorted, cut into chunks for
+// the workers.
+type window struct {
+	index  int
+	pcs    []uint64 // the window's addresses in ascending order
+	pos    []int32  // pos[i]: where the window's i-th address sits in pcs
+	chunks []*chunkResult
+	left   atomic.Int32 // chunks not yet filled
+}
+
+// A job is one chunk of a window for a worker.
+type job struct {
+	w     *window
+	chunk int
+}
+
+func newWindow(index int, in []uint64) *window {
+	w := &window{index: index, pcs: make([]uint64, len(in)), pos: make([]int32, len(in))}
+	if slices.IsSorted(in) {
+		copy(w.pcs, in)
+		for i := range w.pos {
+			w.pos[i] = int32(i)
+		}
+	} else {
+		order := make([]int32, len(in))
+		for i := range order {
+			order[i] = int32(i)
+		}
+		slices.SortFunc(order, func(a, b int32) int { return cmp.Compare(in[a], in[b]) })
+		for k, i := range order {
+			w.pcs[k] = in[i]
+			w.pos[i] = int32(k)
+		}
+	}
+	w.chunks = make([]*chunkResult, (len(in)+batchChunk-1)/batchChunk)
+	w.left.Store(int32(len(w.chunks)))
+	return w
+}
+
+// emit yields the window's answers in the order of its input.
+func (w *window) emit(base int, yield func(int, []Frame, error) bool) bool {
+	for i, k := range w.pos {
+		c := w.chunks[int(k)/batchChunk]
+		j := int(k) % batchChunk
+		start := 0
+		if j > 0 {
+			start = c.ends[j-1]
+		}
+		end := c.ends[j]
+		var err error
+		if c.errs != nil {
+			err = c.errs[j]
+		}
+		if !yield(base+i, c.frames[start:end:end], err) {
+			return false
+		}
+	}
+	return true
+}
+
+func (w *window) release() {
+	for i, c := range w.chunks {
 		if c != nil {
 			c.reset()
 			chunkPool.Put(c)
+			w.chunks[i] = nil
 		}
 	}
 }

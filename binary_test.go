@@ -4,9 +4,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"os"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
+	"time"
 )
 
 // fixture returns the bytes of a committed fixture, skipping when absent.
@@ -174,4 +176,63 @@ func TestBatchDense(t *testing.T) {
 			t.Logf("%d addresses, %d with the previous one's answer", len(pcs), reused)
 		})
 	}
+}
+
+// TestBatchUnsorted checks Batch on shuffled addresses spanning several
+// windows (each symbolized in address order, answered in input order),
+// with repeats and addresses nothing covers, against one AppendFrames per
+// address; and that stopping in the middle of a window leaves no worker
+// behind.
+func TestBatchUnsorted(t *testing.T) {
+	b, err := NewBytes(fixture(t, "cpp-gcc-O3"), &Options{Inlines: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start, end := b.code[0][0], b.code[0][1]
+	n := 2*batchWindow + batchChunk + 17
+	pcs := make([]uint64, n)
+	x := uint64(88172645463325252)
+	for i := range pcs {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		switch i % 50 {
+		case 0:
+			pcs[i] = x // almost always outside the code
+		case 1:
+			pcs[i] = pcs[i/2] // a repeat
+		default:
+			pcs[i] = start + x%(end-start)
+		}
+	}
+	next := 0
+	b.Batch(pcs, func(i int, frames []Frame, err error) bool {
+		if i != next {
+			t.Fatalf("yield(%d), want %d", i, next)
+		}
+		next++
+		want, werr := b.AppendFrames(nil, pcs[i])
+		if (err == nil) != (werr == nil) || !slices.Equal(frames, want) {
+			t.Fatalf("%d: %#x: Batch %v %v, AppendFrames %v %v", i, pcs[i], frames, err, want, werr)
+		}
+		return true
+	})
+	if next != n {
+		t.Fatalf("%d answers for %d addresses", next, n)
+	}
+	before := runtime.NumGoroutine()
+	stopAt := batchWindow + batchWindow/3
+	b.Batch(pcs, func(i int, frames []Frame, err error) bool {
+		if i > stopAt {
+			t.Fatalf("yield(%d) after stopping at %d", i, stopAt)
+		}
+		return i < stopAt
+	})
+	for range 100 {
+		if runtime.NumGoroutine() <= before {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Errorf("%d goroutines after a stopped Batch, %d before", runtime.NumGoroutine(), before)
 }

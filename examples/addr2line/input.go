@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -80,17 +81,59 @@ func skipDelims(s string) string {
 }
 
 // maxBatch bounds how many queued requests are answered together, so a
-// huge input still streams out in pieces.
-const maxBatch = 4096
+// huge input still streams out in pieces and memory stays bounded.
+const maxBatch = 1 << 16
 
 // runStdin answers requests from r, one a line, as a co-process: it
-// collects the lines that have already arrived (complete lines in the read
-// buffer), answers them as one batch and flushes before it can block on the
-// next read. So a caller that writes one line and waits gets its answer,
-// and a caller that pipes a file in pays for a few large writes.
+// collects the lines that have already arrived (in the read buffer or
+// waiting in the pipe or file), answers them as one batch and flushes
+// before it can block on the next read. So a caller that writes one line
+// and waits gets its answer, and a caller that pipes a file in pays for a
+// few large writes and batches that Batch can sort.
+//
+// Reading and parsing run on their own goroutine, a batch ahead of the
+// answers.
 func (s *session) runStdin(r io.Reader) error {
+	batches := make(chan inputBatch, 1)
+	free := make(chan []request, 2)
+	go s.readBatches(r, batches, free)
+	for in := range batches {
+		s.pending = in.reqs
+		s.answer()
+		select {
+		case free <- s.pending[:0]:
+		default:
+		}
+		s.pending = nil
+		if in.err != nil {
+			if in.err == io.EOF {
+				return nil
+			}
+			return in.err
+		}
+		if in.flush {
+			if err := s.out.Flush(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// An inputBatch is a run of parsed requests for runStdin to answer.
+type inputBatch struct {
+	reqs  []request
+	flush bool  // no further line has arrived: flush after answering
+	err   error // the read's error (io.EOF at the end): the last batch
+}
+
+// readBatches reads and parses r's lines into batches for runStdin,
+// taking request slices back from free.
+func (s *session) readBatches(r io.Reader, batches chan<- inputBatch, free <-chan []request) {
+	defer close(batches)
 	br := bufio.NewReaderSize(r, 64<<10)
 	var long []byte // a line longer than the buffer
+	var reqs []request
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
@@ -102,25 +145,43 @@ func (s *session) runStdin(r io.Reader) error {
 			long = long[:0]
 		}
 		if len(chunk) > 0 {
-			s.queue(parseRequest(cleanLine(chunk), s.cfg.obj))
+			if len(reqs) == cap(reqs) {
+				// Grow in large steps: a piped file fills maxBatch,
+				// and every doubling would copy the requests.
+				reqs = slices.Grow(reqs, min(max(64, 7*len(reqs)), maxBatch))
+			}
+			reqs = append(reqs, parseRequest(cleanLine(chunk), s.cfg.obj))
 		}
 		if err != nil {
-			s.answer()
-			if err == io.EOF {
-				return nil
-			}
-			return err
+			batches <- inputBatch{reqs: reqs, err: err}
+			return
 		}
-		if len(s.pending) >= maxBatch {
-			s.answer() // the writer flushes itself when full
-		}
-		if !lineBuffered(br) {
-			s.answer()
-			if err := s.out.Flush(); err != nil {
-				return err
+		flush := !s.moreLines(br, r)
+		if flush || len(reqs) >= maxBatch {
+			batches <- inputBatch{reqs: reqs, flush: flush}
+			select {
+			case reqs = <-free:
+			default:
+				reqs = nil
 			}
 		}
 	}
+}
+
+// moreLines reports whether a complete line can be read from br without
+// blocking, reading what r holds already into br's buffer to find out.
+func (s *session) moreLines(br *bufio.Reader, r io.Reader) bool {
+	for !lineBuffered(br) {
+		n := br.Buffered()
+		if n == br.Size() || !waiting(r) {
+			return false
+		}
+		// r has bytes: this read returns them without blocking.
+		if _, err := br.Peek(n + 1); err != nil {
+			return n > 0 // the last line, unterminated, or an error to report
+		}
+	}
+	return true
 }
 
 // lineBuffered reports whether br holds a complete line that can be read

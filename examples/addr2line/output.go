@@ -57,7 +57,7 @@ func (s *session) runArgs(inputs []string) {
 		s.inList = 0
 	}
 	for _, in := range inputs {
-		s.queue(parseRequest(in, s.cfg.obj))
+		s.pending = append(s.pending, parseRequest(in, s.cfg.obj))
 	}
 	s.answer()
 	if s.cfg.style == styleJSON {
@@ -65,8 +65,6 @@ func (s *session) runArgs(inputs []string) {
 		s.inList = -1
 	}
 }
-
-func (s *session) queue(r request) { s.pending = append(s.pending, r) }
 
 // answer writes the answers to the pending requests, in order. Runs of
 // CODE requests for one module go through Binary.Batch.
