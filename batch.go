@@ -19,8 +19,9 @@ const batchChunk = 2048
 // not the batch. frames is reused after yield returns. Returning false
 // from yield stops the batch.
 //
-// Large batches are cut into chunks symbolized on all cores
-// (runtime.GOMAXPROCS) while yield consumes earlier chunks in order. A run
+// Large batches are cut into windows of a few thousand addresses, each
+// sorted and symbolized in address order on all cores
+// (runtime.GOMAXPROCS) while yield consumes the previous window. A run
 // of sorted addresses that share an answer (the same line-table row,
 // inline chain and symbol, as in profiles) is symbolized once: the later
 // ones cost a comparison and a copy, not a search.
@@ -41,11 +42,11 @@ func (b *Binary) Batch(pcs []uint64, yield func(i int, frames []Frame, err error
 	}
 	// The addresses are taken a window at a time and each window is
 	// symbolized in address order: unsorted input (a profile's samples,
-	// a crash log's stacks) then walks each unit's tables front to back
-	// instead of jumping between units, which halves the work on a large
-	// binary, and neighbouring addresses reuse one answer. Windows bound
-	// the answers held before yield consumes them; the next window is
-	// symbolized while yield consumes this one.
+	// a crash log's stacks) then visits each unit's tables in order
+	// instead of jumping between units on every address, and equal or
+	// neighbouring addresses reuse one answer. Small windows keep the
+	// answers held before yield consumes them (and so memory) small; the
+	// next window is symbolized while yield consumes this one.
 	nwin := (len(pcs) + batchWindow - 1) / batchWindow
 	wins := make([]*window, nwin)
 	done := make([]chan struct{}, nwin)
@@ -114,7 +115,7 @@ func (b *Binary) Batch(pcs []uint64, yield func(i int, frames []Frame, err error
 }
 
 // batchWindow is how many addresses Batch sorts and symbolizes together.
-const batchWindow = 16 * batchChunk
+const batchWindow = 2 * batchChunk
 
 // A window is a run of a batch's addresses, sorted, cut into chunks for
 // the workers.

@@ -82,7 +82,7 @@ func skipDelims(s string) string {
 
 // maxBatch bounds how many queued requests are answered together, so a
 // huge input still streams out in pieces and memory stays bounded.
-const maxBatch = 1 << 16
+const maxBatch = 1 << 14
 
 // runStdin answers requests from r, one a line, as a co-process: it
 // collects the lines that have already arrived (in the read buffer or
