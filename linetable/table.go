@@ -18,16 +18,32 @@ import (
 // drops the others (empty or inverted sequences, and a last sequence the
 // program never ended), since no lookup could reach them.
 //
-// Memory: 8 bytes of address plus a 28-byte packed row per row, and 24
-// bytes per sequence, allocated to size (NewTable decodes the program twice:
-// once to count). Every row costs the program at least one byte, so a Table
-// is at most about 36 times the size of its program; for cmd/go's Go-linker
-// tables it is about 12 times (26.6 MB for 2.25 MB).
+// Memory: 16 bytes per row when every row fits the compact form (its
+// address within 4 GiB above its sequence's first, file, column and
+// discriminator below 65,536, op_index and ISA 0: what compilers and
+// linkers write), else 36; and 24 bytes per sequence. Arrays are allocated
+// to size (NewTable decodes the program twice: once to count and choose
+// the form). Every row costs the program at least one byte, so a Table is
+// at most about 36 times the size of its program; for cmd/go's Go-linker
+// tables it is about 5 times.
 type Table struct {
-	h     Header
-	addrs []uint64    // row addresses; a sequence's rows are contiguous
-	rows  []packedRow // the other registers, parallel to addrs
-	seqs  []Sequence  // sorted by High
+	h Header
+	// The compact form: row addresses as offsets from their sequence's
+	// Low, and the other registers in 12 bytes. A sequence's rows are
+	// contiguous.
+	offs []uint32
+	rows []compactRow
+	// The wide form, used instead when some row does not fit.
+	addrs []uint64
+	wide  []packedRow
+	seqs  []Sequence // sorted by High
+}
+
+// compactRow is a Row without its address, in 12 bytes.
+type compactRow struct {
+	line                  uint32
+	file, column, discrim uint16
+	flags                 uint8
 }
 
 // packedRow is a Row without its address, its flags in one byte.
@@ -44,13 +60,19 @@ const (
 	flagEpilogueBegin
 )
 
-func pack(r *Row) packedRow {
+func flagsOf(r *Row) uint8 {
 	// Without branches: is_stmt flips on nearly every row of Go binaries,
 	// so a branch on it would mispredict.
-	f := b2u(r.IsStmt)*flagStmt | b2u(r.BasicBlock)*flagBasicBlock |
+	return b2u(r.IsStmt)*flagStmt | b2u(r.BasicBlock)*flagBasicBlock |
 		b2u(r.EndSequence)*flagEndSequence | b2u(r.PrologueEnd)*flagPrologueEnd |
 		b2u(r.EpilogueBegin)*flagEpilogueBegin
-	return packedRow{r.OpIndex, r.File, r.Line, r.Column, r.Discriminator, r.ISA, f}
+}
+
+// compactOK reports whether r fits a compactRow, its address at low or
+// less than 4 GiB above.
+func compactOK(r *Row, low uint64) bool {
+	return r.Address >= low && r.Address-low <= math.MaxUint32 &&
+		r.OpIndex|r.ISA == 0 && (r.File|r.Column|r.Discriminator) <= math.MaxUint16
 }
 
 // b2u returns 1 for true and 0 for false; the compiler makes it a move.
@@ -61,22 +83,35 @@ func b2u(b bool) uint8 {
 	return 0
 }
 
-func (t *Table) row(i int) Row {
-	p := &t.rows[i]
-	return Row{
-		Address:       t.addrs[i],
-		OpIndex:       p.opIndex,
-		File:          p.file,
-		Line:          p.line,
-		Column:        p.column,
-		Discriminator: p.discriminator,
-		ISA:           p.isa,
-		IsStmt:        p.flags&flagStmt != 0,
-		BasicBlock:    p.flags&flagBasicBlock != 0,
-		EndSequence:   p.flags&flagEndSequence != 0,
-		PrologueEnd:   p.flags&flagPrologueEnd != 0,
-		EpilogueBegin: p.flags&flagEpilogueBegin != 0,
+// addr returns the address of row i, whose sequence starts at low.
+func (t *Table) addr(i int, low uint64) uint64 {
+	if t.addrs != nil {
+		return t.addrs[i]
 	}
+	return low + uint64(t.offs[i])
+}
+
+// row returns row i, whose sequence starts at low.
+func (t *Table) row(i int, low uint64) Row {
+	var r Row
+	var f uint8
+	if t.addrs != nil {
+		p := &t.wide[i]
+		r = Row{Address: t.addrs[i], OpIndex: p.opIndex, File: p.file, Line: p.line,
+			Column: p.column, Discriminator: p.discriminator, ISA: p.isa}
+		f = p.flags
+	} else {
+		p := &t.rows[i]
+		r = Row{Address: low + uint64(t.offs[i]), File: uint32(p.file), Line: p.line,
+			Column: uint32(p.column), Discriminator: uint32(p.discrim)}
+		f = p.flags
+	}
+	r.IsStmt = f&flagStmt != 0
+	r.BasicBlock = f&flagBasicBlock != 0
+	r.EndSequence = f&flagEndSequence != 0
+	r.PrologueEnd = f&flagPrologueEnd != 0
+	r.EpilogueBegin = f&flagEpilogueBegin != 0
+	return r
 }
 
 // Sequence is one run of rows of a Table covering the addresses
@@ -100,25 +135,47 @@ func NewTable(data []byte, off uint64, opts *Options) (*Table, error) {
 	return newTable(&r)
 }
 
-func newTable(r *Reader) (*Table, error) {
-	// Count the rows first: decoding is cheaper than growing the slices by
-	// appending, and the Table then holds no spare capacity.
+func newTable(r *Reader) (*Table, error) { return newTableForm(r, true) }
+
+// newTableForm is newTable; allowCompact false forces the wide form (for
+// tests).
+func newTableForm(r *Reader, allowCompact bool) (*Table, error) {
+	// Count the rows first, and see whether they all fit the compact
+	// form: decoding is cheaper than growing the slices by appending, and
+	// the Table then holds no spare capacity.
 	var chunk [128]Row
 	n := 0
+	compact := allowCompact
+	var low uint64
+	startSeq := true
 	for {
 		k := r.fill(chunk[:])
 		if k == 0 {
 			break
 		}
+		for j := range chunk[:k] {
+			row := &chunk[j]
+			if startSeq {
+				low, startSeq = row.Address, false
+			}
+			compact = compact && compactOK(row, low)
+			startSeq = row.EndSequence
+		}
 		n += k
 	}
 	r.Reset()
-	t := &Table{addrs: make([]uint64, n), rows: make([]packedRow, n)}
+	t := &Table{}
+	if compact {
+		t.offs, t.rows = make([]uint32, n), make([]compactRow, n)
+	} else {
+		t.addrs, t.wide = make([]uint64, n), make([]packedRow, n)
+	}
 	var (
 		seqStart int // where the current sequence's rows start
 		w        int // where the next row goes; rows of dropped sequences are overwritten
 		err      error
 	)
+	low, startSeq = 0, true
 decode:
 	for {
 		k := r.fill(chunk[:])
@@ -131,18 +188,28 @@ decode:
 		k = min(k, n-w)
 		for j := range chunk[:k] {
 			row := &chunk[j]
-			t.addrs[w] = row.Address
-			t.rows[w] = pack(row)
+			if startSeq {
+				low, startSeq = row.Address, false
+			}
+			if compact {
+				t.offs[w] = uint32(row.Address - low)
+				t.rows[w] = compactRow{line: row.Line, file: uint16(row.File), column: uint16(row.Column),
+					discrim: uint16(row.Discriminator), flags: flagsOf(row)}
+			} else {
+				t.addrs[w] = row.Address
+				t.wide[w] = packedRow{row.OpIndex, row.File, row.Line, row.Column, row.Discriminator, row.ISA, flagsOf(row)}
+			}
 			w++
 			if !row.EndSequence {
 				continue
 			}
-			if t.addrs[seqStart] < row.Address {
+			startSeq = true
+			if low < row.Address {
 				if w > math.MaxUint32 {
 					err = buf.Errorf(pkgName, sectionName, r.Offset(), ErrLimit, "more than 2^32 rows")
 					break decode
 				}
-				t.seqs = append(t.seqs, Sequence{Low: t.addrs[seqStart], High: row.Address, first: uint32(seqStart), last: uint32(w)})
+				t.seqs = append(t.seqs, Sequence{Low: low, High: row.Address, first: uint32(seqStart), last: uint32(w)})
 			} else {
 				w = seqStart // empty or inverted: no lookup reaches it
 			}
@@ -150,8 +217,13 @@ decode:
 		}
 	}
 	// Rows of a sequence the program never ended cannot be looked up.
-	t.addrs = slices.Clip(t.addrs[:seqStart])
-	t.rows = slices.Clip(t.rows[:seqStart])
+	if compact {
+		t.offs = slices.Clip(t.offs[:seqStart])
+		t.rows = slices.Clip(t.rows[:seqStart])
+	} else {
+		t.addrs = slices.Clip(t.addrs[:seqStart])
+		t.wide = slices.Clip(t.wide[:seqStart])
+	}
 	// LLVM sorts with an unstable sort; a stable one makes ties (which only
 	// overlapping sequences produce) resolve to the first in the program.
 	slices.SortStableFunc(t.seqs, func(a, b Sequence) int {
@@ -178,7 +250,7 @@ decode:
 func (t *Table) Header() *Header { return &t.h }
 
 // Len returns the number of rows kept, end_sequence rows included.
-func (t *Table) Len() int { return len(t.addrs) }
+func (t *Table) Len() int { return len(t.offs) + len(t.addrs) }
 
 // Lookup returns the row that covers pc: the last row at or below pc in the
 // sequence whose [Low, High) holds pc, never an end_sequence row. When
@@ -192,25 +264,27 @@ func (t *Table) Len() int { return len(t.addrs) }
 // Cost: two binary searches, O(log sequences + log rows in the sequence);
 // no allocation.
 func (t *Table) Lookup(pc uint64) (Row, bool) {
-	i, ok := t.lookup(pc)
-	if !ok {
+	i, s := t.lookup(pc)
+	if s == nil {
 		return Row{}, false
 	}
-	return t.row(i), true
+	return t.row(i, s.Low), true
 }
 
 // LookupRange is Lookup that also returns the end of the address range the
 // row covers: the address of the next row in the sequence, which is the
 // sequence's High for its last row. Cost as for Lookup.
 func (t *Table) LookupRange(pc uint64) (row Row, end uint64, ok bool) {
-	i, ok := t.lookup(pc)
-	if !ok {
+	i, s := t.lookup(pc)
+	if s == nil {
 		return Row{}, 0, false
 	}
-	return t.row(i), t.addrs[i+1], true
+	return t.row(i, s.Low), t.addr(i+1, s.Low), true
 }
 
-func (t *Table) lookup(pc uint64) (int, bool) {
+// lookup returns the index of the row covering pc and its sequence, or a
+// nil sequence.
+func (t *Table) lookup(pc uint64) (int, *Sequence) {
 	// upper_bound over the sequences by High, written as libstdc++ writes
 	// it so that even unsorted rows (hostile input) give LLVM's answer.
 	lo, n := 0, len(t.seqs)
@@ -224,25 +298,40 @@ func (t *Table) lookup(pc uint64) (int, bool) {
 		}
 	}
 	if lo == len(t.seqs) {
-		return 0, false
+		return 0, nil
 	}
 	s := &t.seqs[lo]
 	if pc < s.Low {
-		return 0, false
+		return 0, nil
 	}
 	// upper_bound over rows [first+1, last-1) (excluding the end row),
 	// minus one.
 	first, n := int(s.first)+1, int(s.last-s.first)-2
+	if t.addrs != nil {
+		for n > 0 {
+			half := n >> 1
+			if pc < t.addrs[first+half] {
+				n = half
+			} else {
+				first += half + 1
+				n -= half + 1
+			}
+		}
+		return first - 1, s
+	}
+	// Offsets from s.Low: every row is at most 4 GiB above it, so a pc
+	// further above compares as above all of them.
+	d := min(pc-s.Low, math.MaxUint32+1)
 	for n > 0 {
 		half := n >> 1
-		if pc < t.addrs[first+half] {
+		if d < uint64(t.offs[first+half]) {
 			n = half
 		} else {
 			first += half + 1
 			n -= half + 1
 		}
 	}
-	return first - 1, true
+	return first - 1, s
 }
 
 // Sequences yields the Table's sequences in increasing High order (which is
@@ -261,11 +350,11 @@ func (t *Table) Sequences() iter.Seq[Sequence] {
 // ending with its end_sequence row.
 func (t *Table) Rows(s Sequence) iter.Seq[Row] {
 	return func(yield func(Row) bool) {
-		if s.last > uint32(len(t.addrs)) || s.first > s.last {
+		if s.last > uint32(t.Len()) || s.first > s.last {
 			return // not a Sequence of this Table
 		}
 		for i := int(s.first); i < int(s.last); i++ {
-			if !yield(t.row(i)) {
+			if !yield(t.row(i, s.Low)) {
 				return
 			}
 		}

@@ -2,6 +2,7 @@ package linetable
 
 import (
 	"errors"
+	"sort"
 	"testing"
 )
 
@@ -231,5 +232,102 @@ func TestTableConcurrent(t *testing.T) {
 	}
 	for range 4 {
 		<-done
+	}
+}
+
+// TestTableForms checks that the compact and the wide form of every
+// fixture unit's Table answer alike, at every row address and the bytes
+// around it, and that the fixtures use the compact form.
+func TestTableForms(t *testing.T) {
+	for _, fx := range elfFixtures(t) {
+		for _, off := range unitOffsets(t, fx.line, &fx.opts) {
+			var r1, r2 Reader
+			if err := r1.init(fx.line, off, optsOrZero(&fx.opts)); err != nil {
+				t.Fatal(err)
+			}
+			if err := r2.init(fx.line, off, optsOrZero(&fx.opts)); err != nil {
+				t.Fatal(err)
+			}
+			compact, err1 := newTableForm(&r1, true)
+			wide, err2 := newTableForm(&r2, false)
+			if err1 != nil || err2 != nil {
+				t.Fatalf("%s unit %#x: %v, %v", fx.name, off, err1, err2)
+			}
+			if compact.offs == nil && compact.Len() > 0 || wide.addrs == nil && wide.Len() > 0 {
+				t.Fatalf("%s unit %#x: compact form %v, wide form %v", fx.name, off, compact.offs != nil, wide.addrs != nil)
+			}
+			if compact.Len() != wide.Len() || len(compact.seqs) != len(wide.seqs) {
+				t.Fatalf("%s unit %#x: %d/%d rows, %d/%d sequences", fx.name, off, compact.Len(), wide.Len(), len(compact.seqs), len(wide.seqs))
+			}
+			for _, s := range wide.seqs {
+				for row := range wide.Rows(s) {
+					for _, pc := range []uint64{row.Address - 1, row.Address, row.Address + 1} {
+						r1, e1, ok1 := compact.LookupRange(pc)
+						r2, e2, ok2 := wide.LookupRange(pc)
+						if r1 != r2 || e1 != e2 || ok1 != ok2 {
+							t.Fatalf("%s unit %#x: LookupRange(%#x): compact %+v %#x %v, wide %+v %#x %v", fx.name, off, pc, r1, e1, ok1, r2, e2, ok2)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestTableWideRows: rows that do not fit the compact form (an ISA, a
+// large file number, an address below the sequence's first) make the
+// wide form, with the same answers as a linear scan.
+func TestTableWideRows(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		prog func(a *Assembler)
+	}{
+		{"isa", func(a *Assembler) { a.SetISA(3) }},
+		{"file", func(a *Assembler) { a.SetFile(70000) }},
+		{"column", func(a *Assembler) { a.SetColumn(1 << 20) }},
+		{"below", func(a *Assembler) { a.SetAddress(0x800) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			asm := build(t, DefaultHeader(4), nil, func(a *Assembler) {
+				a.SetAddress(0x1000)
+				a.Copy()
+				a.AdvancePC(0x10)
+				tc.prog(a)
+				a.Copy()
+				a.AdvancePC(0x10)
+				a.AdvanceLine(5)
+				a.Copy()
+				a.AdvancePC(0x10)
+				a.EndSequence()
+			})
+			tab, err := NewTable(asm.Line, 0, asm.Options())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tab.addrs == nil {
+				t.Fatal("compact form")
+			}
+			r, _ := NewReader(asm.Line, 0, asm.Options())
+			var rows []Row
+			for row, err := range r.All() {
+				if err != nil {
+					t.Fatal(err)
+				}
+				rows = append(rows, row)
+			}
+			for pc := uint64(0x7f0); pc < 0x1040; pc++ {
+				got, ok := tab.Lookup(pc)
+				// The binary search over the rows between the first and
+				// the end row, as in LLVM.
+				want, wok := Row{}, pc >= rows[0].Address && pc < rows[len(rows)-1].Address
+				if wok {
+					i := sort.Search(len(rows)-2, func(i int) bool { return pc < rows[i+1].Address })
+					want = rows[i]
+				}
+				if got != want || ok != wok {
+					t.Fatalf("Lookup(%#x) = %+v %v, want %+v %v", pc, got, ok, want, wok)
+				}
+			}
+		})
 	}
 }
