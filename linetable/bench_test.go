@@ -341,3 +341,23 @@ func BenchmarkNewTable(b *testing.B) {
 	}
 	reportRows(b, rows, start, cpu)
 }
+
+// BenchmarkHeaders is BenchmarkDecode/linetable-batch without the rows:
+// NewReader on every unit of cmd/go.
+func BenchmarkHeaders(b *testing.B) {
+	in := loadBench(b)
+	b.SetBytes(int64(len(in.line)))
+	b.ReportAllocs()
+	start, cpu := time.Now(), cpuTime()
+	n := 0
+	for b.Loop() {
+		for _, off := range in.units {
+			if _, err := NewReader(in.line, off, &in.opts); err != nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+	}
+	b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(n), "ns/header")
+	b.ReportMetric(float64((cpuTime()-cpu).Nanoseconds())/float64(n), "cpu-ns/header")
+}
