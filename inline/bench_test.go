@@ -1,7 +1,14 @@
 package inline
 
 import (
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
 	"testing"
+
+	"github.com/symbolize-go/symbolize/internal/dwinfo"
 )
 
 // chainFixture prepares the Indexes of a fixture for the sampled PCs.
@@ -96,4 +103,96 @@ func BenchmarkBuild(b *testing.B) {
 			}
 		})
 	}
+}
+
+// Real-data benchmark: a large gcc C++ library (Debian's libradosgw.so.2,
+// 314 MB of DWARF 5 .debug_info). The debug file and a list of hex
+// addresses in the library come from $INLINE_BENCH_DEBUG and
+// $INLINE_BENCH_ADDRS; the benchmark skips when either is missing.
+var (
+	rgwOnce  sync.Once
+	rgwObj   *object
+	rgwUnits []*dwinfo.Unit
+)
+
+const (
+	rgwDebugDefault = "/root/.cache/symbolize-bench/root/usr/lib/debug/.build-id/4a/575717325cb5e3582c4eab9ac943bf54b76157.debug"
+	rgwAddrsDefault = "/tmp/symbolize-bench/rgw.addrs"
+)
+
+// rgwSample loads the debug file once and returns the units covering the
+// benchmark addresses, in section order, with their line tables built.
+func rgwSample(b testing.TB) (*object, []*dwinfo.Unit) {
+	rgwOnce.Do(func() {
+		path, addrs := os.Getenv("INLINE_BENCH_DEBUG"), os.Getenv("INLINE_BENCH_ADDRS")
+		if path == "" {
+			path = rgwDebugDefault
+		}
+		if addrs == "" {
+			addrs = rgwAddrsDefault
+		}
+		text, err := os.ReadFile(addrs)
+		if err != nil {
+			return
+		}
+		if _, err := os.Stat(path); err != nil {
+			return
+		}
+		o, ok := openObject(b, path)
+		if !ok {
+			return
+		}
+		seen := map[uint64]bool{}
+		var offs []uint64
+		for _, line := range strings.Fields(string(text)) {
+			pc, err := strconv.ParseUint(strings.TrimPrefix(line, "0x"), 16, 64)
+			if err != nil {
+				continue
+			}
+			if off, ok := o.ix.Lookup(pc); ok && !seen[off] {
+				seen[off] = true
+				offs = append(offs, off)
+			}
+		}
+		slices.Sort(offs)
+		if n, err := strconv.Atoi(os.Getenv("INLINE_BENCH_UNITS")); err == nil && n > 0 && n < len(offs) {
+			// An even sample across the section.
+			var s []uint64
+			for i := range n {
+				s = append(s, offs[i*len(offs)/n])
+			}
+			offs = s
+		}
+		for _, off := range offs {
+			u, err := o.d.UnitAt(off)
+			if err != nil {
+				continue
+			}
+			o.table(u)
+			rgwUnits = append(rgwUnits, u)
+		}
+		rgwObj = o
+	})
+	if rgwObj == nil || len(rgwUnits) == 0 {
+		b.Skip("libradosgw debug file or addresses missing")
+	}
+	return rgwObj, rgwUnits
+}
+
+// BenchmarkBuildRGW indexes the libradosgw units that the benchmark
+// addresses fall in; one op is one unit.
+func BenchmarkBuildRGW(b *testing.B) {
+	o, us := rgwSample(b)
+	var bytes int64
+	for _, u := range us {
+		bytes += int64(u.End - u.Offset)
+	}
+	b.SetBytes(bytes / int64(len(us)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		u := us[i%len(us)]
+		Build(o.d, u, o.table(u), &Options{LineTable: o.table})
+	}
+	b.ReportMetric(float64(len(us)), "units")
 }

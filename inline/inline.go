@@ -137,7 +137,9 @@ func Build(d *dwinfo.Data, u *dwinfo.Unit, lt *linetable.Table, opts *Options) (
 // ranges, before it becomes a node.
 type pending struct {
 	depth   int
-	rec     int32 // index of the DIE's rec; -1 if it lies outside the unit's DIEs (never)
+	off     uint64 // the DIE's offset
+	ord     int32  // the DIE's ordinal (markDIE)
+	rec     int32  // index of the DIE's rec; -1 if not decoded yet or outside the unit's DIEs
 	subprog bool
 	node    int32 // -1 until materialized
 	low     uint64
@@ -170,16 +172,23 @@ func (b *builder) walk() error {
 		if e.Tag != dwinfo.TagSubprogram && e.Tag != dwinfo.TagInlinedSubroutine {
 			continue
 		}
-		p := pending{depth: e.Depth, subprog: e.Tag == dwinfo.TagSubprogram, node: -1, rec: -1}
-		var r rec
-		rgs = b.subroutine(&e, &p, &r, rgs[:0])
-		// Keep the rec of every subroutine DIE, which the walk has just
-		// decoded: besides the nodes' own, they are what abstract_origin
-		// and specification references lead to, and describe would
-		// otherwise decode them again.
-		if ord >= 0 {
-			p.rec = b.addRec(ord, &r)
+		p := pending{depth: e.Depth, subprog: e.Tag == dwinfo.TagSubprogram, node: -1, rec: -1, ord: ord, off: e.Offset}
+		rgs = rgs[:0]
+		if locates(e.Abbrev()) {
+			var r rec
+			rgs = b.subroutine(&e, &p, &r, rgs)
+			// Keep the rec of every subroutine DIE decoded here: besides
+			// the nodes' own, they are what abstract_origin and
+			// specification references lead to, and describe would
+			// otherwise decode them again.
+			if ord >= 0 {
+				p.rec = b.addRec(ord, &r)
+			}
 		}
+		// Otherwise the DIE has no address and no call site: a
+		// declaration or an abstract instance (C++ classes hold millions
+		// of member declarations). Its rec is read only if a reference
+		// or a node needs it.
 		if e.Children {
 			stack = append(stack, p)
 		}
@@ -214,6 +223,13 @@ func (b *builder) materialize(stack []pending, i int) int32 {
 	if !p.subprog && i > 0 {
 		parent = b.materialize(stack, i-1)
 	}
+	if p.rec < 0 && p.ord >= 0 {
+		// A DIE whose attributes the walk did not decode (see locates);
+		// in practice never a node, as it has no address.
+		if r, ok := b.readRec(b.u, p.off); ok {
+			p.rec = b.addRec(p.ord, &r)
+		}
+	}
 	p.node = int32(len(b.nodes))
 	b.nodes = append(b.nodes, node{
 		parent: parent, low: p.low, hasLow: p.hasLow,
@@ -221,6 +237,19 @@ func (b *builder) materialize(stack []pending, i int) int32 {
 	})
 	b.nodeRec = append(b.nodeRec, p.rec)
 	return p.node
+}
+
+// locates reports whether a DIE of abbreviation ab may have an address
+// range, a low_pc or call-site attributes: what the walk must decode.
+func locates(ab *dwinfo.Abbrev) bool {
+	for _, s := range ab.Attrs {
+		switch s.Attr {
+		case dwinfo.AttrLowPC, dwinfo.AttrHighPC, dwinfo.AttrRanges,
+			dwinfo.AttrCallFile, dwinfo.AttrCallLine, dwinfo.AttrCallColumn, attrGNUDiscriminator:
+			return true
+		}
+	}
+	return false
 }
 
 // subroutine decodes the attributes of a subroutine DIE that matter here
