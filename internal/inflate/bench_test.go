@@ -1,0 +1,90 @@
+package inflate
+
+import (
+	"bytes"
+	"compress/zlib"
+	"io"
+	"os"
+	"sort"
+	"testing"
+)
+
+// rgwPath is a 143 MB zlib stream, the .debug_info of Debian's
+// libradosgw (314 MB inflated); see the package's history for how to
+// regenerate it. The benchmark inflates its first 64 MiB.
+const (
+	rgwPath = "/tmp/rgw-info.zlib"
+	rgwOut  = 64 << 20
+)
+
+// BenchmarkInflate compares compress/zlib with this package on the same
+// inputs in the same run; run with -count to interleave. MB/s is of
+// output.
+func BenchmarkInflate(b *testing.B) {
+	type input struct {
+		name string
+		z    []byte
+		size int // output bytes to produce
+	}
+	var inputs []input
+	if z, err := os.ReadFile(rgwPath); err == nil {
+		inputs = append(inputs, input{"rgw-info-64M", z, rgwOut})
+	}
+	if _, err := os.Stat("/tmp/symbolize-bench/go"); err == nil {
+		secs := goSections(b)
+		names := make([]string, 0, len(secs))
+		for n := range secs {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			want, err := refZlib(secs[n])
+			if err != nil || len(want) < 1<<20 {
+				continue
+			}
+			inputs = append(inputs, input{"go" + n, secs[n], len(want)})
+		}
+	}
+	for _, in := range inputs {
+		out := make([]byte, in.size)
+		b.Run(in.name+"/stdlib", func(b *testing.B) {
+			b.SetBytes(int64(in.size))
+			b.ReportAllocs()
+			for b.Loop() {
+				r, err := zlib.NewReader(bytes.NewReader(in.z))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := io.ReadFull(r, out); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(in.name+"/inflate", func(b *testing.B) {
+			b.SetBytes(int64(in.size))
+			b.ReportAllocs()
+			for b.Loop() {
+				d, err := NewZlib(in.z)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if m, err := d.DecodeTo(out, 0); m != len(out) || (err != nil && err != io.EOF) {
+					b.Fatal(m, err)
+				}
+			}
+		})
+		b.Run(in.name+"/inflate-read", func(b *testing.B) {
+			b.SetBytes(int64(in.size))
+			b.ReportAllocs()
+			for b.Loop() {
+				d, err := NewZlib(in.z)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := io.ReadFull(d, out); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
