@@ -1,8 +1,6 @@
 package elfx
 
 import (
-	"bytes"
-	"compress/zlib"
 	"debug/elf"
 	"encoding/binary"
 	"errors"
@@ -14,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/symbolize-go/symbolize/internal/buf"
+	"github.com/symbolize-go/symbolize/internal/inflate"
 )
 
 // Compression says how a section's bytes are stored in the file.
@@ -289,7 +288,14 @@ func (s *Section) inflate(want uint64) error {
 		}
 		end := uint64(len(s.out)) + max(want-uint64(len(s.out)), chunk)
 		end = min(end, uint64(cap(s.out)))
-		m, err := s.stream.Read(s.out[len(s.out):end])
+		var m int
+		var err error
+		if d, ok := s.stream.(*inflate.Decoder); ok {
+			// zlib inflates in place: out's earlier bytes are the window.
+			m, err = d.DecodeTo(s.out[:end], len(s.out))
+		} else {
+			m, err = s.stream.Read(s.out[len(s.out):end])
+		}
 		s.out = s.out[:len(s.out)+m]
 		switch {
 		case err == io.EOF:
@@ -314,6 +320,19 @@ func (s *Section) inflate(want uint64) error {
 // that verifies the trailing checksum, and a stream that would produce
 // more than declared is an error rather than silently cut.
 func (s *Section) checkEnd() error {
+	if d, ok := s.stream.(*inflate.Decoder); ok {
+		// With no room left, DecodeTo reads on to the end of the stream
+		// (and its checksum) and says whether more output would follow.
+		_, err := d.DecodeTo(s.out, len(s.out))
+		switch {
+		case err == io.EOF:
+			return nil
+		case err != nil:
+			return s.streamErr(err)
+		}
+		return buf.Errorf(pkg, s.Name, s.Size, ErrFormat,
+			"%v stream is longer than the declared size %#x", s.Compression, s.Size)
+	}
 	var probe [1]byte
 	for range maxStalls {
 		m, err := s.stream.Read(probe[:])
@@ -347,25 +366,22 @@ func (s *Section) streamErr(err error) error {
 
 // openStream starts a decompressor over the compressed payload.
 func (s *Section) openStream() (io.Reader, error) {
-	src := s.f.payload(s.payloadOff, s.payloadLen)
 	switch s.Compression {
 	case CompressZlib, CompressZdebug:
-		zr, err := zlib.NewReader(src)
+		// internal/inflate wants the whole stream in memory: a mapped
+		// file's bytes cost nothing, otherwise the compressed bytes
+		// are read once (less than the output buffer they fill).
+		src, err := s.f.bytesAt(s.Name, s.payloadOff, s.payloadLen)
+		if err != nil {
+			return nil, err
+		}
+		d, err := inflate.NewZlib(src)
 		if err != nil {
 			return nil, s.streamErr(err)
 		}
-		return zr, nil
+		return d, nil
 	case CompressZstd:
 		return zstdReader(s.Name, s.f.ra, s.payloadOff, s.payloadLen, s.Size)
 	}
 	return nil, buf.Errorf(pkg, s.Name, 0, ErrFormat, "no decompressor for %v", s.Compression)
-}
-
-// payload returns a reader over n file bytes at off, which init checked to
-// lie within the file.
-func (f *File) payload(off, n uint64) io.Reader {
-	if f.data != nil {
-		return bytes.NewReader(f.data[off : off+n])
-	}
-	return io.NewSectionReader(f.ra, int64(off), int64(n))
 }
