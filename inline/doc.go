@@ -47,12 +47,18 @@
 //
 // # Cost
 //
-// Build reads a unit's DIE tree once and keeps only what symbolication
-// needs: one compact node per subroutine DIE that covers code (or encloses
+// Build reads a unit's DIE tree once, decoding the attributes of only the
+// subroutine DIEs that can have addresses, and keeps only what
+// symbolication needs: one compact node per subroutine DIE that covers code (or encloses
 // one that does), with its names and start/call data resolved to interned
 // strings, and a sorted array of address spans. AppendChain then costs one
 // binary search plus one step per frame, and allocates nothing when dst has
-// room.
+// room. In units from gcc's C and C++ front ends, which put every function
+// with code at the top level of the unit or inside its enclosing function,
+// the walk jumps over the other top-level trees (namespaces, classes: half
+// the bytes of a large C++ unit) by their DW_AT_sibling; a reference into
+// one is resolved by decoding the DIE at its offset, as for references into
+// other units.
 //
 // # Robustness
 //
@@ -63,8 +69,10 @@
 // still returns the index of what it read, as LLVM keeps the DIEs it
 // extracted). Reference chains are walked with a set of visited DIEs and a
 // bound (Options.MaxRefs), so abstract_origin and specification cycles end;
-// a reference past its section or into the middle of a DIE names nothing,
-// and the frame simply has no name. The parent chain is acyclic by
+// a reference past its section or into the middle of a DIE of the unit
+// that the walk read names nothing, and the frame simply has no name (a
+// reference into the middle of a DIE of another unit, or of a tree the
+// walk jumped over, is decoded from there: LLVM would name nothing). The parent chain is acyclic by
 // construction.
 //
 // # Concurrency

@@ -1,6 +1,7 @@
 package inline
 
 import (
+	"bytes"
 	"io"
 	"slices"
 
@@ -111,8 +112,9 @@ func (ix *Index) Len() int { return len(ix.nodes) }
 // covers the DIEs before it) or a range list that did not decode (that
 // DIE's ranges are dropped, as in LLVM).
 //
-// Cost: one pass over the unit's DIEs, decoding the attributes of
-// subroutine DIEs only (and of the DIEs their names are found through);
+// Cost: one pass over the unit's DIEs (see the package doc for the trees
+// it jumps over), decoding the attributes of the subroutine DIEs that may
+// have addresses (and of the DIEs their names are found through);
 // memory proportional to the subroutines kept. The scratch of a Build
 // (decoded DIEs, the address map under construction) is pooled and reused
 // by later Builds, so a Build allocates little beyond its Index.
@@ -157,6 +159,7 @@ func (b *builder) walk() error {
 		stack []pending
 		rgs   []dwinfo.Range
 	)
+	skipTop := gccC(u)
 	for {
 		err := er.Next(&e)
 		if err == io.EOF {
@@ -170,6 +173,14 @@ func (b *builder) walk() error {
 			stack = stack[:len(stack)-1]
 		}
 		if e.Tag != dwinfo.TagSubprogram && e.Tag != dwinfo.TagInlinedSubroutine {
+			if skipTop && e.Depth == 1 && e.Children {
+				if sib := e.Sibling(); sib > er.Offset() && sib <= u.End {
+					b.skipped = append(b.skipped, skipped{er.Offset(), sib})
+					if err := er.SkipChildren(&e); err != nil {
+						return err
+					}
+				}
+			}
 			continue
 		}
 		p := pending{depth: e.Depth, subprog: e.Tag == dwinfo.TagSubprogram, node: -1, rec: -1, ord: ord, off: e.Offset}
@@ -238,6 +249,24 @@ func (b *builder) materialize(stack []pending, i int) int32 {
 	b.nodeRec = append(b.nodeRec, p.rec)
 	return p.node
 }
+
+// gccC reports whether u comes from gcc's C or C++ front end, which puts
+// the DIE of every function with code either at the top level of the unit
+// or inside the function that encloses it (a nested function, a method of
+// a local class); namespaces, classes and the other top-level trees hold
+// declarations only. Measured: of the 1.88M subprogram and inlined
+// subroutine DIEs with addresses in 192 units of Debian's libradosgw.so.2
+// (gcc 12, C++) and in the gcc fixtures, every one lies in a top-level
+// DW_TAG_subprogram tree. Clang does nest function definitions in
+// namespaces, and gfortran module procedures in modules: their units are
+// walked whole.
+func gccC(u *dwinfo.Unit) bool {
+	return bytes.HasPrefix(u.Root.Producer, []byte("GNU C"))
+}
+
+// skipped is the extent [lo, hi) of the children of a top-level DIE that
+// the walk jumped over (see gccC).
+type skipped struct{ lo, hi uint64 }
 
 // locates reports whether a DIE of abbreviation ab may have an address
 // range, a low_pc or call-site attributes: what the walk must decode.

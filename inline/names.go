@@ -45,6 +45,10 @@ type builder struct {
 	strs       map[string]uint32 // interned strings, indexes into strList
 	strList    []string
 
+	// skipped lists, in section order, the subtrees the walk jumped over:
+	// a reference into one is checked by decoding the DIE it names.
+	skipped []skipped
+
 	// describe's worklist and visited set, kept for reuse.
 	work, seen []int32
 }
@@ -262,6 +266,7 @@ func (b *builder) release() {
 	clear(b.strList)
 	b.strList = b.strList[:0]
 	b.work, b.seen = b.work[:0], b.seen[:0]
+	b.skipped = b.skipped[:0]
 	builderPool.Put(b)
 }
 
@@ -350,7 +355,20 @@ func (b *builder) lookupRec(off uint64) int32 {
 	if off >= b.u.Offset && off < b.u.End {
 		ord := b.ordinal(off)
 		if ord < 0 {
-			return -1
+			if !b.inSkipped(off) {
+				return -1
+			}
+			// Not marked by the walk, which jumped over it: decoded like
+			// a DIE of another unit, once.
+			if i, ok := b.recIdx[off]; ok {
+				return i
+			}
+			i := int32(-1)
+			if r, ok := b.readRec(b.u, off); ok {
+				i = b.addRec(-1, &r)
+			}
+			b.recIdx[off] = i
+			return i
 		}
 		if i := b.dieRec[ord]; i != 0 {
 			return i - 1
@@ -373,6 +391,20 @@ func (b *builder) lookupRec(off uint64) int32 {
 	}
 	b.recIdx[off] = i
 	return i
+}
+
+// inSkipped reports whether off lies in a subtree the walk jumped over.
+func (b *builder) inSkipped(off uint64) bool {
+	i, _ := slices.BinarySearchFunc(b.skipped, off, func(s skipped, off uint64) int {
+		switch {
+		case s.hi <= off:
+			return -1
+		case s.lo > off:
+			return 1
+		}
+		return 0
+	})
+	return i < len(b.skipped) && b.skipped[i].lo <= off && off < b.skipped[i].hi
 }
 
 // addRec stores r, the rec of the DIE of ordinal ord in u (-1: a DIE of

@@ -168,6 +168,10 @@ type Entry struct {
 // Abbrev returns the entry's abbreviation declaration.
 func (e *Entry) Abbrev() *Abbrev { return e.abbrev }
 
+// Sibling returns the DIE's DW_AT_sibling as an absolute offset, or 0 if
+// it has none.
+func (e *Entry) Sibling() uint64 { return e.sibling }
+
 // EntryReader iterates the DIEs of one unit in section order. It is a small
 // value; it allocates nothing.
 type EntryReader struct {
