@@ -3,6 +3,7 @@ package linetable
 import (
 	"io"
 	"iter"
+	"sync/atomic"
 
 	"github.com/symbolize-go/symbolize/internal/buf"
 )
@@ -64,6 +65,10 @@ type Reader struct {
 	// DW_LNS_const_add_pc.
 	spAdv  [256]uint8
 	spLine [256]int16
+	// sp[op] is spAdv[op]*min_inst_length (< 2^16) in the low 32 bits and
+	// spLine[op] in the high 32: one load and two adds per special
+	// opcode in fill. It is shared (see spTableFor) and read-only.
+	sp *[256]uint64
 }
 
 // NewReader decodes and validates the header of the unit at offset off of
@@ -108,6 +113,7 @@ func (r *Reader) initLazy(data []byte, off uint64, opts *Options, lazy bool) err
 	r.maxOps = uint64(max(h.MaxOpsPerInst, 1))
 	r.spBase = max(h.OpcodeBase, 1)
 	r.specialTables(h.OpcodeBase, h.LineBase, h.LineRange)
+	r.sp = r.spTableFor(h.OpcodeBase, h.LineBase, h.LineRange, h.MinInstLength)
 	r.resetRegs()
 	return nil
 }
@@ -130,6 +136,32 @@ func (r *Reader) specialTables(opBase uint8, lineBase int8, lineRange uint8) {
 			adv, rem = adv+1, 0
 		}
 	}
+}
+
+// spTable is a Reader.sp table with the header fields it derives from.
+type spTable struct {
+	key uint32 // opcode_base, line_base, line_range, min_inst_length
+	t   [256]uint64
+}
+
+// lastSP is the sp table built last. The units of one binary nearly
+// always share their special-opcode parameters, so one entry saves each
+// Reader 2 KB and 256 steps; readers of other parameters build their own.
+var lastSP atomic.Pointer[spTable]
+
+// spTableFor returns the sp table for these header fields, from lastSP or
+// built from spAdv and spLine (which specialTables filled for them).
+func (r *Reader) spTableFor(opBase uint8, lineBase int8, lineRange, minInst uint8) *[256]uint64 {
+	key := uint32(opBase) | uint32(uint8(lineBase))<<8 | uint32(lineRange)<<16 | uint32(minInst)<<24
+	if t := lastSP.Load(); t != nil && t.key == key {
+		return &t.t
+	}
+	t := &spTable{key: key}
+	for op := int(r.spBase); op < 256; op++ {
+		t.t[op] = uint64(minInst)*uint64(r.spAdv[op]) | uint64(uint32(int32(r.spLine[op])))<<32
+	}
+	lastSP.Store(t)
+	return &t.t
 }
 
 // Header returns the unit's header. Its Files include those that
@@ -316,46 +348,56 @@ func (r *Reader) end() error {
 //
 // The registers that change on nearly every row (address, line, file,
 // is_stmt) live in locals; r.st holds the others, and all of them around
-// step. A row is a copy of r.st with the locals stored over it. The
-// per-row registers are cleared only after step (the only place that sets
-// them) ran, and VLIW programs take a separate path, so that a special
-// opcode costs about five predictable branches besides its dispatch.
+// step. A row is a copy of r.st with the locals stored over it, which
+// needs r.st's per-row registers (discriminator, basic_block,
+// prologue_end, epilogue_begin) clear: after an opcode that sets one,
+// Next decodes up to the row that carries it (on cmd/go, the 2% of rows
+// after a set_prologue_end), so the special-opcode path tests nothing but
+// the end of dst. A special opcode's address and line advances come from
+// one 8-byte entry of sp. The loop index is compared unsigned, which lets
+// the compiler drop the bounds check of p[i]. VLIW programs take a
+// separate path.
 //
 // Where the time goes on cmd/go (valgrind --tool=cachegrind
-// --branch-sim=yes): about 75 instructions and 0.9 mispredicted branches
-// per row, the mispredictions coming from the opcode dispatch itself
-// (which of negate_stmt, advance_line, set_file, ... precedes a special
-// opcode is close to random). Tried and measured slower (see
-// BENCHMARKS.md): a jump table over an opcode-kind table; copying rows
-// field by field; applying the optional set_file/negate_stmt/const_add_pc/
-// advance_line prefix of a Go-linker row with masks, byte by byte or from
-// an 8-byte word with SWAR compares (either trades the mispredictions for
-// a serial dependency through the offset, which costs more); a duplicate
+// --branch-sim=yes): about 57 instructions and 0.79 mispredicted branches
+// per row (78 and 0.87 before the three changes above), the
+// mispredictions coming from the opcode dispatch itself (which of
+// negate_stmt, advance_line, set_file, ... precedes a special opcode is
+// close to random). Tried and measured slower (see BENCHMARKS.md): a jump
+// table over an opcode-kind table; copying rows field by field; applying
+// the optional set_file/negate_stmt/const_add_pc/advance_line prefix of a
+// Go-linker row with masks, byte by byte or from an 8-byte word with SWAR
+// compares, or through a per-opcode descriptor table with one slow/fast
+// branch (each trades the mispredictions, 7 times fewer with the
+// descriptors, for a serial dependency through the offset and more
+// instructions than the registers hold, which costs more); a duplicate
 // special-opcode test after negate_stmt and advance_line.
 func (r *Reader) fill(dst []Row) int {
 	if r.maxOps != 1 || len(dst) == 0 {
 		return r.fillVLIW(dst)
 	}
 	p, i, n := r.p, r.off, 0
-	st := &r.st
-	addr, line, file, stmt := st.Address, st.Line, st.File, st.IsStmt
-	// perRow: some per-row register in r.st may be set (step sets them).
-	perRow := true
-	for i < len(p) {
+	if r.perRowSet() {
+		// Not after Reset, NextRows or Next, which leave a row's end;
+		// kept so that fill never depends on that.
+		if n = r.nextRow(dst, 0); n == len(dst) {
+			return n
+		}
+		i = r.off
+	}
+	addr, line, file, stmt := r.st.Address, r.st.Line, r.st.File, r.st.IsStmt
+	for uint(i) < uint(len(p)) {
 		op := p[i]
 		i++
 		if op >= r.spBase {
-			// Special opcode: advance, append a row, reset the per-row
-			// registers [DWARF5 6.2.5.1].
-			addr += r.minInst * uint64(r.spAdv[op])
-			line += uint32(int32(r.spLine[op]))
+			// Special opcode: advance, append a row [DWARF5 6.2.5.1].
+			// The per-row registers in r.st are clear (see nextRow).
+			e := r.sp[op]
+			addr += uint64(uint32(e))
+			line += uint32(e >> 32)
 			d := &dst[n]
-			*d = *st
+			*d = r.st
 			d.Address, d.Line, d.File, d.IsStmt = addr, line, file, stmt
-			if perRow {
-				r.clearPerRow()
-				perRow = false
-			}
 			if n++; n == len(dst) {
 				break
 			}
@@ -398,21 +440,45 @@ func (r *Reader) fill(dst []Row) int {
 		}
 		// Everything else, including multi-byte operands, goes through
 		// step with the registers in r.st.
-		st.Address, st.Line, st.File, st.IsStmt = addr, line, file, stmt
+		r.st.Address, r.st.Line, r.st.File, r.st.IsStmt = addr, line, file, stmt
 		r.b.Seek(uint64(i))
 		appended := r.step(op, &dst[n])
 		i = int(r.b.Offset()) // the unit's end after an error
-		addr, line, file, stmt = st.Address, st.Line, st.File, st.IsStmt
-		perRow = true
 		if appended {
-			if n++; n == len(dst) {
-				break
-			}
+			n++
+		} else if r.perRowSet() {
+			// The opcode set a per-row register: Next runs the
+			// program up to the row that carries it and clears it,
+			// so that the special-opcode path above need not.
+			r.off = i
+			n = r.nextRow(dst, n)
+			i = r.off
+		}
+		addr, line, file, stmt = r.st.Address, r.st.Line, r.st.File, r.st.IsStmt
+		if n == len(dst) {
+			break
 		}
 	}
-	st.Address, st.Line, st.File, st.IsStmt = addr, line, file, stmt
+	r.st.Address, r.st.Line, r.st.File, r.st.IsStmt = addr, line, file, stmt
 	r.off = i
 	return n
+}
+
+// perRowSet reports whether a register that applies to one row only is
+// set [DWARF5 6.2.5.1].
+func (r *Reader) perRowSet() bool {
+	return r.st.Discriminator != 0 || r.st.BasicBlock || r.st.PrologueEnd || r.st.EpilogueBegin
+}
+
+// nextRow decodes the next row into dst[n] through Next (which clears the
+// per-row registers after it), with the registers and position in r, and
+// returns the number of rows in dst: n+1, or n at the program's end or an
+// error.
+func (r *Reader) nextRow(dst []Row, n int) int {
+	if r.Next(&dst[n]) != nil {
+		return n
+	}
+	return n + 1
 }
 
 // fillVLIW is fill for maximum_operations_per_instruction > 1 (and empty
@@ -424,15 +490,6 @@ func (r *Reader) fillVLIW(dst []Row) int {
 		}
 	}
 	return len(dst)
-}
-
-// clearPerRow resets the registers that apply to one row only
-// [DWARF5 6.2.5.1].
-func (r *Reader) clearPerRow() {
-	r.st.Discriminator = 0
-	r.st.BasicBlock = false
-	r.st.PrologueEnd = false
-	r.st.EpilogueBegin = false
 }
 
 // step executes standard or extended opcode op, whose operands start at
