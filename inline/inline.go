@@ -268,6 +268,19 @@ func gccC(u *dwinfo.Unit) bool {
 // the walk jumped over (see gccC).
 type skipped struct{ lo, hi uint64 }
 
+// wanted reports whether the walk or a rec needs attribute at; the others
+// are skipped undecoded.
+func wanted(at dwinfo.Attr) bool {
+	switch at {
+	case dwinfo.AttrLowPC, dwinfo.AttrHighPC, dwinfo.AttrRanges,
+		dwinfo.AttrCallFile, dwinfo.AttrCallLine, dwinfo.AttrCallColumn, attrGNUDiscriminator,
+		dwinfo.AttrLinkageName, dwinfo.AttrMIPSLinkageName, dwinfo.AttrName,
+		dwinfo.AttrDeclLine, dwinfo.AttrDeclFile, dwinfo.AttrAbstractOrigin, dwinfo.AttrSpecification:
+		return true
+	}
+	return false
+}
+
 // locates reports whether a DIE of abbreviation ab may have an address
 // range, a low_pc or call-site attributes: what the walk must decode.
 func locates(ab *dwinfo.Abbrev) bool {
@@ -291,7 +304,18 @@ func (b *builder) subroutine(e *dwinfo.Entry, p *pending, pr *rec, rgs []dwinfo.
 	nr := recReader{b: b}
 	it := u.Attrs(e)
 	var f dwinfo.Field
-	for it.Next(&f) {
+	for {
+		at, ok := it.Peek()
+		if !ok {
+			break
+		}
+		if !wanted(at) {
+			it.Skip()
+			continue
+		}
+		if !it.Next(&f) {
+			break
+		}
 		var k int
 		switch f.Attr {
 		case dwinfo.AttrLowPC:

@@ -109,9 +109,12 @@ type rec struct {
 	line         uint32    // DW_AT_decl_line as LLVM's toUnsigned reads it, else 0
 	linkStr      int32     // interned link: strUnresolved, strBad or an index
 	nameStr      int32
-	linkClass    dw.Class // class of the link and name values
-	nameClass    dw.Class
-	flags        recFlags
+	// The recs that origin and spec lead to (lookupRec), once looked up;
+	// refUnresolved before. Many nodes share one abstract origin.
+	originRec, specRec int32
+	linkClass          dw.Class // class of the link and name values
+	nameClass          dw.Class
+	flags              recFlags
 }
 
 // Values of rec.linkStr and rec.nameStr besides string indexes.
@@ -119,6 +122,10 @@ const (
 	strUnresolved = -1
 	strBad        = -2 // the value names no string
 )
+
+// refUnresolved marks rec.originRec and rec.specRec not looked up yet
+// (lookupRec answers -1 for no DIE).
+const refUnresolved = math.MinInt32
 
 // recFlags says which attributes a rec holds. "Has" flags decide which DIE
 // of a reference chain answers for an attribute; "OK" flags whether its
@@ -412,6 +419,7 @@ func (b *builder) inSkipped(off uint64) bool {
 func (b *builder) addRec(ord int32, r *rec) int32 {
 	i := int32(len(b.recs))
 	r.linkStr, r.nameStr = strUnresolved, strUnresolved
+	r.originRec, r.specRec = refUnresolved, refUnresolved
 	b.recs = append(b.recs, *r)
 	if ord >= 0 {
 		b.dieRec[ord] = i + 1
@@ -444,25 +452,28 @@ func (b *builder) other(off uint64) *unitInfo {
 // readRec decodes the rec of the DIE of u at off, reporting false if no
 // DIE decodes there.
 func (b *builder) readRec(u *dwinfo.Unit, off uint64) (rec, bool) {
-	er, err := u.EntriesAt(off)
-	if err != nil {
-		return rec{}, false
-	}
 	var e dwinfo.Entry
-	if er.Next(&e) != nil || e.Offset != off {
+	if u.EntryAt(off, &e) != nil {
 		return rec{}, false
 	}
 	var r rec
 	rr := recReader{b: b}
 	it := u.Attrs(&e)
 	var f dwinfo.Field
-	for it.Next(&f) {
-		rr.add(u, &r, &f)
+	for {
+		at, ok := it.Peek()
+		if !ok {
+			break
+		}
+		if !wanted(at) {
+			it.Skip()
+		} else if it.Next(&f) {
+			rr.add(u, &r, &f)
+		}
 	}
-	if err := it.Err(); err != nil {
-		b.note(err)
-	}
-	return r, true
+	// A DIE whose attributes do not decode is no DIE (the entry reader
+	// would have stopped there).
+	return r, it.Err() == nil
 }
 
 // describe resolves node n from the rec of its DIE, self: LLVM's
@@ -500,16 +511,24 @@ func (b *builder) describe(n *node, self int32) {
 		if link >= 0 && name >= 0 && line >= 0 && file >= 0 {
 			break
 		}
-		// lookupRec may grow b.recs: copy what is needed of r first.
-		fl, origin, spec := r.flags, r.origin, r.spec
-		if fl&recOrigin != 0 {
-			if t := b.lookupRec(origin); t >= 0 && !slices.Contains(seen, t) {
+		if r.flags&recOrigin != 0 {
+			t := r.originRec
+			if t == refUnresolved {
+				t = b.lookupRec(r.origin)
+				b.recs[ri].originRec = t // lookupRec may have grown b.recs
+			}
+			if t >= 0 && !slices.Contains(seen, t) {
 				seen = append(seen, t)
 				work = append(work, t)
 			}
 		}
-		if fl&recSpec != 0 {
-			if t := b.lookupRec(spec); t >= 0 && !slices.Contains(seen, t) {
+		if r := &b.recs[ri]; r.flags&recSpec != 0 {
+			t := r.specRec
+			if t == refUnresolved {
+				t = b.lookupRec(r.spec)
+				b.recs[ri].specRec = t
+			}
+			if t >= 0 && !slices.Contains(seen, t) {
 				seen = append(seen, t)
 				work = append(work, t)
 			}

@@ -27,7 +27,8 @@ type Abbrev struct {
 	// fixed by the unit's format: constBytes plus nAddr addresses, nOff
 	// section offsets and nRefAddr DW_FORM_ref_addr values. Skipping such
 	// a DIE is one bounds check instead of a decode per attribute.
-	sized      bool // all forms fixed-size and no DW_AT_sibling to record
+	sized      bool  // all forms fixed-size
+	sib        int16 // index in Attrs of DW_AT_sibling when sized, else -1
 	constBytes uint32
 	nAddr      uint16
 	nOff       uint16
@@ -49,10 +50,13 @@ func (a *Abbrev) size(u *dw.Unit) uint64 {
 
 // classify fills the fixed-size summary of a.
 func (a *Abbrev) classify() {
-	a.sized = len(a.Attrs) <= math.MaxUint16
-	for _, s := range a.Attrs {
-		if s.Attr == AttrSibling {
-			a.sized = false
+	a.sized = len(a.Attrs) <= math.MaxInt16
+	a.sib = -1
+	for i, s := range a.Attrs {
+		if s.Attr == AttrSibling && a.sib < 0 {
+			a.sib = int16(i)
+		} else if s.Attr == AttrSibling {
+			a.sized = false // only the first is recorded: keep the slow path simple
 		}
 		switch s.Form {
 		case dw.FormAddr:
@@ -69,6 +73,9 @@ func (a *Abbrev) classify() {
 			}
 			a.constBytes += uint32(n)
 		}
+	}
+	if !a.sized {
+		a.sib = -1
 	}
 }
 

@@ -199,6 +199,32 @@ func (u *Unit) EntriesAt(off uint64) (EntryReader, error) {
 	return er, nil
 }
 
+// EntryAt fills e with the DIE at absolute offset off, which must lie
+// within the unit's DIEs, without reading its attributes (decode them with
+// Attrs); its Depth is 0 and Sibling unknown (0). A null entry at off, or
+// an abbreviation code the unit's table lacks, is an error.
+func (u *Unit) EntryAt(off uint64, e *Entry) error {
+	if off < u.DIEOffset || off >= u.End {
+		return buf.Errorf(pkg, secInfo, off, ErrFormat, "offset outside unit at %#x..%#x", u.DIEOffset, u.End)
+	}
+	r := u.d.reader(secInfo, u.info)
+	r.Seek(off)
+	r.SetLimit(u.End)
+	code := r.ULEB()
+	if err := r.Err(); err != nil {
+		return err
+	}
+	if code == 0 {
+		return buf.Errorf(pkg, secInfo, off, ErrFormat, "null entry where a DIE was expected")
+	}
+	ab, ok := u.tab.Lookup(code)
+	if !ok {
+		return buf.Errorf(pkg, secInfo, off, ErrFormat, "abbreviation code %d not in table at %#x", code, u.AbbrevOffset)
+	}
+	*e = Entry{Offset: off, Tag: ab.Tag, Children: ab.Children, abbrev: ab, attrOff: r.Offset()}
+	return nil
+}
+
 // Offset returns the offset of the next record the reader will decode.
 func (er *EntryReader) Offset() uint64 { return er.r.Offset() }
 
@@ -242,6 +268,9 @@ func (er *EntryReader) step(e *Entry) (bool, error) {
 	e.Offset, e.Tag, e.Children, e.Depth = off, ab.Tag, ab.Children, er.depth
 	e.abbrev, e.attrOff, e.sibling = ab, er.r.Offset(), 0
 	if ab.sized {
+		if ab.sib >= 0 {
+			er.sibling(e, ab)
+		}
 		er.r.Skip(ab.size(&er.u.form))
 	} else {
 		er.skipAttrs(e, ab)
@@ -257,6 +286,19 @@ func (er *EntryReader) step(e *Entry) (bool, error) {
 		er.depth++
 	}
 	return true, nil
+}
+
+// sibling records the DW_AT_sibling of a sized abbreviation, whose
+// attributes before it have fixed sizes; the reader does not move.
+func (er *EntryReader) sibling(e *Entry, ab *Abbrev) {
+	r := er.r
+	for i := range ab.sib {
+		r.Skip(fixedSize(ab.Attrs[i].Form, &er.u.form))
+	}
+	s := &ab.Attrs[ab.sib]
+	if v := dw.Read(&r, s.Form, er.u.form, s.Implicit); v.Class == dw.ClassRef && r.Err() == nil {
+		e.sibling = er.u.Offset + v.U
+	}
 }
 
 // skipAttrs moves past the attributes of a DIE, noting DW_AT_sibling.
@@ -387,6 +429,30 @@ func (a *AttrReader) Next(f *Field) bool {
 	a.i++
 	f.Attr, f.Form = s.Attr, s.Form
 	f.Val = dw.Read(&a.r, s.Form, a.form, s.Implicit)
+	return a.r.Err() == nil
+}
+
+// Peek returns the attribute that the next Next or Skip reads, and false
+// at the end or after an error.
+func (a *AttrReader) Peek() (Attr, bool) {
+	if a.i >= len(a.specs) || a.r.Err() != nil {
+		return 0, false
+	}
+	return a.specs[a.i].Attr, true
+}
+
+// Skip moves past the next attribute without building its value (one
+// addition for the fixed-size forms), reporting false at the end or on
+// error (see Err).
+func (a *AttrReader) Skip() bool {
+	if a.i >= len(a.specs) || a.r.Err() != nil {
+		return false
+	}
+	s := &a.specs[a.i]
+	a.i++
+	if !skipFixed(&a.r, s.Form, &a.form) {
+		dw.Read(&a.r, s.Form, a.form, s.Implicit)
+	}
 	return a.r.Err() == nil
 }
 

@@ -238,3 +238,69 @@ func TestAbbrevCacheShared(t *testing.T) {
 	}
 	_ = errors.New
 }
+
+// TestEntryAtAndSkip checks, on every DIE of every fixture, that EntryAt
+// decodes what the entry reader did, that Sibling matches DW_AT_sibling,
+// and that skipping every other attribute with Skip leaves the values
+// Next returns for the rest unchanged.
+func TestEntryAtAndSkip(t *testing.T) {
+	for _, path := range fixtures(t) {
+		secs, _, ok := loadELF(t, path)
+		if !ok {
+			continue
+		}
+		d := New(secs, nil)
+		hs, _ := d.Headers()
+		for _, h := range hs {
+			u, err := d.LoadUnit(h)
+			if err != nil {
+				continue
+			}
+			er := u.Entries()
+			var e, at Entry
+			if u.EntryAt(u.End, &at) == nil || u.EntryAt(u.DIEOffset-1, &at) == nil {
+				t.Fatalf("%s: EntryAt outside unit %#x succeeded", path, u.Offset)
+			}
+			var all []Field
+			for er.Next(&e) == nil {
+				if err := u.EntryAt(e.Offset, &at); err != nil || at.Tag != e.Tag || at.Children != e.Children || at.attrOff != e.attrOff {
+					t.Fatalf("%s: EntryAt(%#x) = %+v, %v; reader had %+v", path, e.Offset, at, err, e)
+				}
+				all, err = u.AppendAttrs(all[:0], &e)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var sib uint64
+				for _, f := range all {
+					if f.Attr == AttrSibling && f.Val.Class == dw.ClassRef {
+						sib = u.Offset + f.Val.U
+						break
+					}
+				}
+				if e.Sibling() != sib {
+					t.Fatalf("%s: DIE %#x: Sibling %#x, want %#x", path, e.Offset, e.Sibling(), sib)
+				}
+				it := u.Attrs(&at)
+				var f Field
+				for i := range all {
+					a, ok := it.Peek()
+					if !ok || a != all[i].Attr {
+						t.Fatalf("%s: DIE %#x: Peek %d = %#x, %v", path, e.Offset, i, a, ok)
+					}
+					if i%2 == 0 {
+						if !it.Skip() {
+							t.Fatalf("%s: DIE %#x: Skip %d failed: %v", path, e.Offset, i, it.Err())
+						}
+						continue
+					}
+					if !it.Next(&f) || f.Attr != all[i].Attr || f.Val.U != all[i].Val.U || !bytes.Equal(f.Val.B, all[i].Val.B) {
+						t.Fatalf("%s: DIE %#x: attribute %d = %+v, want %+v", path, e.Offset, i, f, all[i])
+					}
+				}
+				if _, ok := it.Peek(); ok {
+					t.Fatalf("%s: DIE %#x: attributes left over", path, e.Offset)
+				}
+			}
+		}
+	}
+}
