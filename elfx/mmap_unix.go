@@ -46,3 +46,26 @@ func (m *mapping) Close() error {
 	m.data = nil
 	return syscall.Munmap(d)
 }
+
+// dropPayload releases the resident pages of the file bytes [off, off+n)
+// when the file is mapped by Open and not yet closed (never for
+// caller-owned bytes, whose pages must not be discarded).
+func (f *File) dropPayload(off, n uint64) {
+	if m, ok := f.closer.(*mapping); ok && m.data != nil {
+		dropPages(m.data, off, n)
+	}
+}
+
+// dropPages takes the whole pages within data[off:off+n], a range of a
+// read-only shared file mapping made by mmapFile, out of the process's
+// resident set. Nothing is lost: the bytes stay in the page cache and
+// fault back in if read again. Used for compressed section bytes already
+// inflated, which would otherwise stay resident as long as the mapping.
+func dropPages(data []byte, off, n uint64) {
+	page := uint64(os.Getpagesize())
+	start := (off + page - 1) &^ (page - 1)
+	end := min(off+n, uint64(len(data))) &^ (page - 1)
+	if start < end {
+		syscall.Madvise(data[start:end], syscall.MADV_DONTNEED) // advice only: errors change nothing
+	}
+}

@@ -91,9 +91,12 @@ type Section struct {
 	mu     sync.Mutex
 	out    []byte    // decompressed so far; its length is what is valid
 	stream io.Reader // decompressor positioned after out; nil before start
-	done   atomic.Bool
-	full   []byte // the whole data, once done
-	err    error  // sticky error, once done
+	// dropped is how many bytes at the start of the payload are released
+	// from the resident set (see File.dropPayload).
+	dropped uint64
+	done    atomic.Bool
+	full    []byte // the whole data, once done
+	err     error  // sticky error, once done
 }
 
 func (s *Section) setHeader(h header) {
@@ -254,6 +257,10 @@ func (s *Section) finish(b []byte, err error) {
 	s.done.Store(true)
 }
 
+// dropStep is how many bytes the zlib decoder produces, and consumes,
+// between releases of the compressed bytes it has read.
+const dropStep = 4 << 20
+
 // maxStalls bounds consecutive empty reads from a decompressor, so a
 // reader that neither progresses nor fails cannot hang us.
 const maxStalls = 100
@@ -292,7 +299,16 @@ func (s *Section) inflate(want uint64) error {
 		var err error
 		if d, ok := s.stream.(*inflate.Decoder); ok {
 			// zlib inflates in place: out's earlier bytes are the window.
+			// A step at a time, so that the mapped pages of the
+			// compressed bytes behind the decoder leave the resident
+			// set as it goes: otherwise a large section's compressed
+			// and inflated bytes would both stay resident.
+			end = min(end, uint64(len(s.out))+dropStep)
 			m, err = d.DecodeTo(s.out[:end], len(s.out))
+			if done := uint64(d.Consumed()); done >= s.dropped+dropStep || err != nil {
+				s.f.dropPayload(s.payloadOff+s.dropped, done-s.dropped)
+				s.dropped = done
+			}
 		} else {
 			m, err = s.stream.Read(s.out[len(s.out):end])
 		}

@@ -99,6 +99,15 @@ type Decoder struct {
 	lens [numLitSyms + numDistSyms]uint8
 }
 
+// Consumed returns how many bytes at the start of src the Decoder has read
+// and will not read again: a caller may drop them (elfx releases the pages
+// of a mapped file behind the decoder).
+func (d *Decoder) Consumed() int {
+	// pos runs ahead of the stream by the whole bytes in the bit buffer,
+	// which a stored block hands back.
+	return max(d.pos-8, 0)
+}
+
 // NewRaw returns a Decoder for the raw DEFLATE stream in src. src must
 // not change while the Decoder is in use.
 func NewRaw(src []byte) *Decoder {
