@@ -62,13 +62,13 @@ type Reader struct {
 	spBase  uint8  // the first special opcode: max(opcode_base, 1)
 	// For each opcode >= spBase: the operation advance and line advance of
 	// the special opcode [DWARF5 6.2.5.1]. Entry 255 also serves
-	// DW_LNS_const_add_pc.
-	spAdv  [256]uint8
-	spLine [256]int16
-	// sp[op] is spAdv[op]*min_inst_length (< 2^16) in the low 32 bits and
-	// spLine[op] in the high 32: one load and two adds per special
-	// opcode in fill. It is shared (see spTableFor) and read-only.
-	sp *[256]uint64
+	// DW_LNS_const_add_pc. sp[op] is spAdv[op]*min_inst_length (< 2^16)
+	// in the low 32 bits and spLine[op] in the high 32: one load and two
+	// adds per special opcode in fill. All three are shared between
+	// readers (see specialTables) and read-only.
+	spAdv  *[256]uint8
+	spLine *[256]int16
+	sp     *[256]uint64
 }
 
 // NewReader decodes and validates the header of the unit at offset off of
@@ -113,55 +113,57 @@ func (r *Reader) initLazy(data []byte, off uint64, opts *Options, lazy bool) err
 	r.maxOps = uint64(max(h.MaxOpsPerInst, 1))
 	r.spBase = max(h.OpcodeBase, 1)
 	r.specialTables(h.OpcodeBase, h.LineBase, h.LineRange)
-	r.sp = r.spTableFor(h.OpcodeBase, h.LineBase, h.LineRange, h.MinInstLength)
 	r.resetRegs()
 	return nil
 }
 
-// specialTables fills spAdv and spLine for the opcodes from spBase up: an
+// specialTables sets spAdv, spLine and sp for these header fields and
+// r.minInst, taking them from lastSP or making them. lineRange must not
+// be 0.
+func (r *Reader) specialTables(opBase uint8, lineBase int8, lineRange uint8) {
+	key := uint32(opBase) | uint32(uint8(lineBase))<<8 | uint32(lineRange)<<16 | uint32(uint8(r.minInst))<<24
+	t := lastSP.Load()
+	if t == nil || t.key != key {
+		t = newSPTable(key, opBase, lineBase, lineRange, r.minInst)
+		lastSP.Store(t)
+	}
+	r.spAdv, r.spLine, r.sp = &t.adv, &t.line, &t.sp
+}
+
+// spTable holds a Reader's special-opcode tables with the header fields
+// they derive from.
+type spTable struct {
+	key  uint32 // opcode_base, line_base, line_range, min_inst_length
+	adv  [256]uint8
+	line [256]int16
+	sp   [256]uint64
+}
+
+// lastSP is the spTable made last. The units of one binary nearly always
+// share their special-opcode parameters, so one entry saves each Reader
+// 2.8 KB and 256 steps; readers of other parameters make their own.
+var lastSP atomic.Pointer[spTable]
+
+// newSPTable fills the tables for the opcodes from max(opBase, 1) up: an
 // adjusted opcode (opcode - opcode_base) advances the operation by its
 // quotient by line_range and the line by line_base plus its remainder
-// [DWARF5 6.2.5.1]. They are counted here without dividing; lineRange must
-// not be 0.
-func (r *Reader) specialTables(opBase uint8, lineBase int8, lineRange uint8) {
+// [DWARF5 6.2.5.1]. They are counted here without dividing.
+func newSPTable(key uint32, opBase uint8, lineBase int8, lineRange uint8, minInst uint64) *spTable {
+	t := &spTable{key: key}
 	adv, rem := uint8(0), uint8(0)
 	if opBase == 0 {
 		// Opcode 0 is extended, so the specials start at adjusted 1.
 		adv, rem = 1/lineRange, 1%lineRange
 	}
 	for op := int(max(opBase, 1)); op < 256; op++ {
-		r.spAdv[op] = adv
-		r.spLine[op] = int16(lineBase) + int16(rem)
+		t.adv[op] = adv
+		t.line[op] = int16(lineBase) + int16(rem)
+		t.sp[op] = minInst*uint64(adv) | uint64(uint32(int32(t.line[op])))<<32
 		if rem++; rem == lineRange {
 			adv, rem = adv+1, 0
 		}
 	}
-}
-
-// spTable is a Reader.sp table with the header fields it derives from.
-type spTable struct {
-	key uint32 // opcode_base, line_base, line_range, min_inst_length
-	t   [256]uint64
-}
-
-// lastSP is the sp table built last. The units of one binary nearly
-// always share their special-opcode parameters, so one entry saves each
-// Reader 2 KB and 256 steps; readers of other parameters build their own.
-var lastSP atomic.Pointer[spTable]
-
-// spTableFor returns the sp table for these header fields, from lastSP or
-// built from spAdv and spLine (which specialTables filled for them).
-func (r *Reader) spTableFor(opBase uint8, lineBase int8, lineRange, minInst uint8) *[256]uint64 {
-	key := uint32(opBase) | uint32(uint8(lineBase))<<8 | uint32(lineRange)<<16 | uint32(minInst)<<24
-	if t := lastSP.Load(); t != nil && t.key == key {
-		return &t.t
-	}
-	t := &spTable{key: key}
-	for op := int(r.spBase); op < 256; op++ {
-		t.t[op] = uint64(minInst)*uint64(r.spAdv[op]) | uint64(uint32(int32(r.spLine[op])))<<32
-	}
-	lastSP.Store(t)
-	return &t.t
+	return t
 }
 
 // Header returns the unit's header. Its Files include those that
