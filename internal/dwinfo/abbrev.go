@@ -8,12 +8,33 @@ import (
 	"github.com/symbolize-go/symbolize/internal/dw"
 )
 
-// AttrSpec is one (attribute, form) pair of an abbreviation, with the value
-// of a DW_FORM_implicit_const kept in the table [DWARF5 7.5.3].
+// AttrSpec is one (attribute, form) pair of an abbreviation [DWARF5 7.5.3],
+// packed in 8 bytes: a large .debug_abbrev (gcc writes one table per unit)
+// parses into a few times its size, not thirteen.
 type AttrSpec struct {
-	Attr     Attr
-	Form     dw.Form
-	Implicit int64 // DW_FORM_implicit_const only
+	Attr Attr
+	form uint16 // the form, or formBig (then aux indexes AbbrevTable.big)
+	aux  uint32 // DW_FORM_implicit_const: index of the value in AbbrevTable.implicit
+}
+
+// formBig marks a form code above 0xffff, which no producer writes: kept
+// aside so that reading it fails naming the code.
+const formBig = 0xffff
+
+// formOf returns the form of s, an attribute of t.
+func (t *AbbrevTable) formOf(s *AttrSpec) dw.Form {
+	if s.form == formBig {
+		return dw.Form(t.big[s.aux])
+	}
+	return dw.Form(s.form)
+}
+
+// implicitOf returns the DW_FORM_implicit_const value of s, or 0.
+func (t *AbbrevTable) implicitOf(s *AttrSpec) int64 {
+	if dw.Form(s.form) == dw.FormImplicitConst {
+		return t.implicit[s.aux]
+	}
+	return 0
 }
 
 // Abbrev is one abbreviation declaration [DWARF5 7.5.3].
@@ -50,6 +71,7 @@ func (a *Abbrev) size(u *dw.Unit) uint64 {
 
 // classify fills the fixed-size summary of a.
 func (a *Abbrev) classify() {
+	// formBig is no fixed-size form, so its real code does not matter here.
 	a.sized = len(a.Attrs) <= math.MaxInt16
 	a.sib = -1
 	for i, s := range a.Attrs {
@@ -58,7 +80,7 @@ func (a *Abbrev) classify() {
 		} else if s.Attr == AttrSibling {
 			a.sized = false // only the first is recorded: keep the slow path simple
 		}
-		switch s.Form {
+		switch f := dw.Form(s.form); f {
 		case dw.FormAddr:
 			a.nAddr++
 		case dw.FormStrp, dw.FormLineStrp, dw.FormSecOffset, dw.FormStrpSup, dw.FormGNURefAlt, dw.FormGNUStrpAlt:
@@ -67,7 +89,7 @@ func (a *Abbrev) classify() {
 			a.nRefAddr++
 		case dw.FormFlagPresent, dw.FormImplicitConst:
 		default:
-			n := fixedSize(s.Form, &dw.Unit{})
+			n := fixedSize(f, &dw.Unit{})
 			if n == 0 {
 				a.sized = false
 			}
@@ -82,8 +104,10 @@ func (a *Abbrev) classify() {
 // AbbrevTable is the parsed abbreviation table at one .debug_abbrev offset.
 // It is immutable and shared by every unit that uses that offset.
 type AbbrevTable struct {
-	list  []Abbrev // sorted by Code, stable (the first of duplicates wins, as in LLVM)
-	dense bool     // list[i].Code == i+1: index directly
+	list     []Abbrev // sorted by Code, stable (the first of duplicates wins, as in LLVM)
+	dense    bool     // list[i].Code == i+1: index directly
+	implicit []int64  // DW_FORM_implicit_const values (AttrSpec.aux)
+	big      []uint64 // form codes above 0xffff (AttrSpec.aux)
 }
 
 // Lookup returns the abbreviation with the given code: O(1) for the usual
@@ -142,6 +166,7 @@ func parseAbbrevs(r buf.Reader, off uint64) (*AbbrevTable, error) {
 	}
 	var decls []decl
 	var specs []AttrSpec
+	t := &AbbrevTable{}
 	for r.Len() > 0 {
 		declOff := r.Offset()
 		code := r.ULEB()
@@ -170,19 +195,26 @@ func parseAbbrevs(r buf.Reader, off uint64) (*AbbrevTable, error) {
 			if at > math.MaxUint16 {
 				return nil, buf.Errorf(pkg, secAbbrev, specOff, ErrFormat, "attribute %#x", at)
 			}
-			var ic int64
-			if dw.Form(form) == dw.FormImplicitConst {
-				ic = r.SLEB()
+			sp := AttrSpec{Attr: Attr(at), form: uint16(form)}
+			switch {
+			case form >= formBig:
+				sp.form, sp.aux = formBig, uint32(len(t.big))
+				t.big = append(t.big, form)
+			case dw.Form(form) == dw.FormImplicitConst:
+				sp.aux = uint32(len(t.implicit))
+				t.implicit = append(t.implicit, r.SLEB())
 			}
-			specs = append(specs, AttrSpec{Attr: Attr(at), Form: dw.Form(form), Implicit: ic})
+			specs = append(specs, sp)
 		}
 		decls = append(decls, decl{code, Tag(tag), children != 0, start, len(specs)})
 	}
 	if r.Err() != nil {
 		return nil, r.Err()
 	}
-	specs = slices.Clip(specs)
-	t := &AbbrevTable{list: make([]Abbrev, len(decls))}
+	// Exact sizes: the table lives as long as the Data.
+	specs = slices.Clone(specs)
+	t.implicit, t.big = slices.Clip(t.implicit), slices.Clip(t.big)
+	t.list = make([]Abbrev, len(decls))
 	for i, dc := range decls {
 		t.list[i] = Abbrev{Code: dc.code, Tag: dc.tag, Children: dc.children, Attrs: specs[dc.start:dc.end:dc.end]}
 		t.list[i].classify()

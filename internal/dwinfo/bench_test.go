@@ -1,8 +1,14 @@
 package dwinfo
 
 import (
+	"debug/elf"
 	"io"
+	"os"
 	"testing"
+	"unsafe"
+
+	"github.com/symbolize-go/symbolize/internal/buf"
+	"github.com/symbolize-go/symbolize/internal/dw"
 )
 
 // largest returns the fixture with the most .debug_info.
@@ -178,5 +184,84 @@ func TestConcurrentUse(t *testing.T) {
 	u, _ := d.UnitAt(hs[0].Offset)
 	if a := testing.AllocsPerRun(100, func() { d.UnitAt(u.Offset) }); a != 0 {
 		t.Errorf("cached UnitAt allocates %v", a)
+	}
+}
+
+// BenchmarkParseAbbrevsLarge parses every abbreviation table of a large
+// .debug_abbrev, from the ELF file named by $DWINFO_BENCH_ABBREV
+// (libradosgw.so.2's debug file by default: gcc gives each of its units a
+// table of its own, 2.7 MB in all); B/op is what the tables hold.
+func BenchmarkParseAbbrevsLarge(b *testing.B) {
+	path := os.Getenv("DWINFO_BENCH_ABBREV")
+	if path == "" {
+		path = "/root/.cache/symbolize-bench/root/usr/lib/debug/.build-id/4a/575717325cb5e3582c4eab9ac943bf54b76157.debug"
+	}
+	f, err := elf.Open(path)
+	if err != nil {
+		b.Skip("no large debug file")
+	}
+	defer f.Close()
+	s := f.Section(".debug_abbrev")
+	if s == nil {
+		b.Skip("no .debug_abbrev")
+	}
+	data, err := io.ReadAll(s.Open())
+	if err != nil {
+		b.Fatal(err)
+	}
+	// The tables follow each other: each ends where the next begins.
+	var offs []uint64
+	for off := uint64(0); off < uint64(len(data)); {
+		t, end, err := parseAbbrevsEnd(buf.New(pkg, secAbbrev, data, false), off)
+		if err != nil || t == nil {
+			b.Fatalf("table at %#x: %v", off, err)
+		}
+		offs = append(offs, off)
+		off = end
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, off := range offs {
+			parseAbbrevs(buf.New(pkg, secAbbrev, data, false), off)
+		}
+	}
+	b.ReportMetric(float64(len(offs)), "tables")
+	// What the parsed tables keep.
+	kept := 0
+	for _, off := range offs {
+		t, _ := parseAbbrevs(buf.New(pkg, secAbbrev, data, false), off)
+		kept += int(unsafe.Sizeof(*t)) + cap(t.list)*int(unsafe.Sizeof(Abbrev{})) + 8*(cap(t.implicit)+cap(t.big))
+		for i := range t.list {
+			kept += len(t.list[i].Attrs) * int(unsafe.Sizeof(AttrSpec{}))
+		}
+	}
+	b.ReportMetric(float64(kept), "kept-B")
+}
+
+// parseAbbrevsEnd parses the table at off and returns where it ends.
+func parseAbbrevsEnd(r buf.Reader, off uint64) (*AbbrevTable, uint64, error) {
+	t, err := parseAbbrevs(r, off)
+	if err != nil {
+		return nil, 0, err
+	}
+	r.Seek(off)
+	for {
+		code := r.ULEB()
+		if code == 0 || r.Err() != nil {
+			return t, r.Offset(), r.Err()
+		}
+		r.ULEB()
+		r.U8()
+		for {
+			at, form := r.ULEB(), r.ULEB()
+			if dw.Form(form) == dw.FormImplicitConst {
+				r.SLEB()
+			}
+			if at == 0 && form == 0 || r.Err() != nil {
+				break
+			}
+		}
 	}
 }

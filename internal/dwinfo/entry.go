@@ -293,24 +293,25 @@ func (er *EntryReader) step(e *Entry) (bool, error) {
 func (er *EntryReader) sibling(e *Entry, ab *Abbrev) {
 	r := er.r
 	for i := range ab.sib {
-		r.Skip(fixedSize(ab.Attrs[i].Form, &er.u.form))
+		r.Skip(fixedSize(dw.Form(ab.Attrs[i].form), &er.u.form))
 	}
 	s := &ab.Attrs[ab.sib]
-	if v := dw.Read(&r, s.Form, er.u.form, s.Implicit); v.Class == dw.ClassRef && r.Err() == nil {
+	if v := dw.Read(&r, dw.Form(s.form), er.u.form, 0); v.Class == dw.ClassRef && r.Err() == nil {
 		e.sibling = er.u.Offset + v.U
 	}
 }
 
 // skipAttrs moves past the attributes of a DIE, noting DW_AT_sibling.
 func (er *EntryReader) skipAttrs(e *Entry, ab *Abbrev) {
+	t := er.u.tab
 	for i := range ab.Attrs {
 		s := &ab.Attrs[i]
 		if s.Attr == AttrSibling {
-			if v := dw.Read(&er.r, s.Form, er.u.form, s.Implicit); v.Class == dw.ClassRef {
+			if v := dw.Read(&er.r, t.formOf(s), er.u.form, t.implicitOf(s)); v.Class == dw.ClassRef {
 				e.sibling = er.u.Offset + v.U
 			}
-		} else if !skipFixed(&er.r, s.Form, &er.u.form) {
-			dw.Read(&er.r, s.Form, er.u.form, s.Implicit)
+		} else if !skipFixed(&er.r, dw.Form(s.form), &er.u.form) {
+			dw.Read(&er.r, t.formOf(s), er.u.form, 0) // implicit_const is fixed (0 bytes)
 		}
 	}
 }
@@ -403,6 +404,7 @@ type Field struct {
 type AttrReader struct {
 	r     buf.Reader
 	specs []AttrSpec
+	tab   *AbbrevTable
 	form  dw.Unit
 	i     int
 }
@@ -416,7 +418,7 @@ func (u *Unit) Attrs(e *Entry) AttrReader {
 	if e.abbrev != nil {
 		specs = e.abbrev.Attrs
 	}
-	return AttrReader{r: r, specs: specs, form: u.form}
+	return AttrReader{r: r, specs: specs, tab: u.tab, form: u.form}
 }
 
 // Next decodes the next attribute into f, reporting false at the end or on
@@ -425,10 +427,14 @@ func (a *AttrReader) Next(f *Field) bool {
 	if a.i >= len(a.specs) || a.r.Err() != nil {
 		return false
 	}
-	s := &a.specs[a.i]
+	s := a.specs[a.i]
 	a.i++
-	f.Attr, f.Form = s.Attr, s.Form
-	f.Val = dw.Read(&a.r, s.Form, a.form, s.Implicit)
+	form, imp := dw.Form(s.form), int64(0)
+	if form >= dw.FormImplicitConst && (form == dw.FormImplicitConst || s.form == formBig) {
+		form, imp = a.tab.formOf(&s), a.tab.implicitOf(&s)
+	}
+	f.Attr, f.Form = s.Attr, form
+	f.Val = dw.Read(&a.r, form, a.form, imp)
 	return a.r.Err() == nil
 }
 
@@ -450,8 +456,8 @@ func (a *AttrReader) Skip() bool {
 	}
 	s := &a.specs[a.i]
 	a.i++
-	if !skipFixed(&a.r, s.Form, &a.form) {
-		dw.Read(&a.r, s.Form, a.form, s.Implicit)
+	if !skipFixed(&a.r, dw.Form(s.form), &a.form) {
+		dw.Read(&a.r, a.tab.formOf(s), a.form, 0) // implicit_const is fixed (0 bytes)
 	}
 	return a.r.Err() == nil
 }
