@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unsafe"
 
 	"github.com/symbolize-go/symbolize/internal/dwinfo"
 )
@@ -191,12 +192,29 @@ func BenchmarkBuildRGW(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu := cpuTime()
+	kept, spans, nodes := 0, 0, 0
 	for i := 0; i < b.N; i++ {
 		u := us[i%len(us)]
-		Build(o.d, u, o.table(u), &Options{LineTable: o.table})
+		ix, _ := Build(o.d, u, o.table(u), &Options{LineTable: o.table})
+		kept += ix.footprint()
+		spans, nodes = spans+len(ix.lo), nodes+len(ix.nodes)
 	}
+	b.ReportMetric(float64(kept)/float64(b.N), "ix-B/op")
+	b.ReportMetric(float64(spans)/float64(b.N), "spans/op")
+	b.ReportMetric(float64(nodes)/float64(b.N), "nodes/op")
 	// CPU time (the GC's included) varies less than wall time on a
 	// shared machine.
 	b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
 	b.ReportMetric(float64(len(us)), "units")
+}
+
+// footprint estimates the bytes an Index keeps (its arrays and strings,
+// not the line table it shares).
+func (ix *Index) footprint() int {
+	n := int(unsafe.Sizeof(*ix)) + cap(ix.nodes)*int(unsafe.Sizeof(node{})) +
+		8*(cap(ix.lo)+cap(ix.hi)) + 4*cap(ix.node) + 16*(cap(ix.strs)+cap(ix.files)) + cap(ix.fileOK)
+	for _, s := range ix.strs {
+		n += len(s)
+	}
+	return n
 }

@@ -71,11 +71,11 @@ func FuzzChain(f *testing.F) {
 			}
 			ix, _ := Build(d, u, nil, nil)
 			frames = ix.AppendChain(frames[:0], pc)
-			for i, s := range ix.spans {
+			for i, lo := range ix.lo {
 				if i == 64 {
 					break
 				}
-				frames = ix.AppendChain(frames[:0], s.lo)
+				frames = ix.AppendChain(frames[:0], lo)
 				if len(frames) > len(ix.nodes) {
 					t.Fatalf("chain of %d frames from %d nodes", len(frames), len(ix.nodes))
 				}

@@ -93,10 +93,13 @@ type Index struct {
 	lt     *linetable.Table
 	files  []string // unit line table paths by file index
 	fileOK []bool
-	lo     []uint64 // span starts, sorted (a copy of spans[i].lo for a dense search)
-	spans  []span
-	nodes  []node
-	strs   []string // interned names and paths; strs[0] is ""
+	// The address map's spans [lo[i], hi[i]) of node[i], sorted by lo, in
+	// three arrays (20 bytes a span) so the search reads only starts.
+	lo    []uint64
+	hi    []uint64
+	node  []int32
+	nodes []node
+	strs  []string // interned names and paths; strs[0] is ""
 }
 
 // Len returns the number of kept subroutine DIEs.
@@ -127,11 +130,7 @@ func Build(d *dwinfo.Data, u *dwinfo.Unit, lt *linetable.Table, opts *Options) (
 	}
 	// The builder's slices are scratch: the Index gets exact-size copies.
 	ix := &Index{lt: lt, files: b.own.paths, fileOK: b.own.ok, nodes: slices.Clone(b.nodes), strs: slices.Clone(b.strList)}
-	ix.spans = b.m.flatten()
-	ix.lo = make([]uint64, len(ix.spans))
-	for i := range ix.spans {
-		ix.lo[i] = ix.spans[i].lo
-	}
+	ix.lo, ix.hi, ix.node = b.m.columns()
 	return ix, err
 }
 
@@ -464,11 +463,11 @@ func (ix *Index) AppendChainRange(dst []Frame, pc uint64, limit int) (_ []Frame,
 	}
 	i := j - 1
 	switch {
-	case i >= 0 && pc < ix.spans[i].hi:
-		n = ix.spans[i].node
-		lo, hi = ix.spans[i].lo, ix.spans[i].hi
+	case i >= 0 && pc < ix.hi[i]:
+		n = ix.node[i]
+		lo, hi = ix.lo[i], ix.hi[i]
 	case i >= 0:
-		lo = ix.spans[i].hi // in the gap after span i
+		lo = ix.hi[i] // in the gap after span i
 	}
 	if n < 0 && i+1 < len(ix.lo) {
 		hi = ix.lo[i+1]

@@ -159,11 +159,13 @@ func (m *omap) insert(lo, hi uint64, node int32) {
 	m.set(lo, hi, node)
 }
 
-// flatten returns the entries in key order.
-func (m *omap) flatten() []span {
-	out := make([]span, 0, m.n)
+// columns returns the entries in key order as three arrays.
+func (m *omap) columns() (lo, hi []uint64, node []int32) {
+	lo, hi, node = make([]uint64, 0, m.n), make([]uint64, 0, m.n), make([]int32, 0, m.n)
 	for _, c := range m.chunks {
-		out = append(out, c...)
+		for _, s := range c {
+			lo, hi, node = append(lo, s.lo), append(hi, s.hi), append(node, s.node)
+		}
 	}
-	return out
+	return lo, hi, node
 }

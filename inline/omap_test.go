@@ -110,3 +110,12 @@ func FuzzAddrMap(f *testing.F) {
 		checkOmap(t, ops)
 	})
 }
+
+// flatten returns the entries in key order.
+func (m *omap) flatten() []span {
+	out := make([]span, 0, m.n)
+	for _, c := range m.chunks {
+		out = append(out, c...)
+	}
+	return out
+}

@@ -42,15 +42,15 @@ func TestBuildReuse(t *testing.T) {
 	for i := len(first) - 1; i >= 0; i-- {
 		f := first[i]
 		again, _ := Build(f.o.d, f.u, f.o.table(f.u), &Options{LineTable: f.o.table})
-		if again.Len() != f.ix.Len() || !slices.Equal(again.spans, f.ix.spans) {
+		if again.Len() != f.ix.Len() || !slices.Equal(again.lo, f.ix.lo) || !slices.Equal(again.hi, f.ix.hi) || !slices.Equal(again.node, f.ix.node) {
 			t.Fatalf("index %d: rebuild has %d nodes and %d spans, first %d and %d",
-				i, again.Len(), len(again.spans), f.ix.Len(), len(f.ix.spans))
+				i, again.Len(), len(again.lo), f.ix.Len(), len(f.ix.lo))
 		}
-		for _, s := range f.ix.spans {
-			a = f.ix.AppendChain(a[:0], s.lo)
-			b = again.AppendChain(b[:0], s.lo)
+		for _, lo := range f.ix.lo {
+			a = f.ix.AppendChain(a[:0], lo)
+			b = again.AppendChain(b[:0], lo)
 			if !slices.Equal(a, b) {
-				t.Fatalf("index %d at %#x: first build %+v, rebuild %+v", i, s.lo, a, b)
+				t.Fatalf("index %d at %#x: first build %+v, rebuild %+v", i, lo, a, b)
 			}
 		}
 	}
