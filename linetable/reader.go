@@ -361,19 +361,21 @@ func (r *Reader) end() error {
 // separate path.
 //
 // Where the time goes on cmd/go (valgrind --tool=cachegrind
-// --branch-sim=yes): about 57 instructions and 0.79 mispredicted branches
-// per row (78 and 0.87 before the three changes above), the
-// mispredictions coming from the opcode dispatch itself (which of
-// negate_stmt, advance_line, set_file, ... precedes a special opcode is
-// close to random). Tried and measured slower (see BENCHMARKS.md): a jump
-// table over an opcode-kind table; copying rows field by field; applying
-// the optional set_file/negate_stmt/const_add_pc/advance_line prefix of a
-// Go-linker row with masks, byte by byte or from an 8-byte word with SWAR
-// compares, or through a per-opcode descriptor table with one slow/fast
-// branch (each trades the mispredictions, 7 times fewer with the
-// descriptors, for a serial dependency through the offset and more
-// instructions than the registers hold, which costs more); a duplicate
-// special-opcode test after negate_stmt and advance_line.
+// --branch-sim=yes, BenchmarkRowsBatch): about 68 instructions and 0.95
+// mispredicted branches per row (94 and 1.04 before the three changes
+// above), the mispredictions coming from the opcode dispatch itself
+// (which of negate_stmt, advance_line, set_file, ... precedes a special
+// opcode is close to random). Tried and measured slower (see
+// BENCHMARKS.md): a jump table over an opcode-kind table; copying rows
+// field by field; applying the optional set_file/negate_stmt/
+// const_add_pc/advance_line prefix of a Go-linker row with masks, byte by
+// byte, from an 8-byte word with SWAR compares, or through a per-opcode
+// descriptor table with one fast/slow branch (each trades the
+// mispredictions, 7 times fewer with the descriptors, for a serial
+// dependency through the offset and more instructions than the registers
+// hold, which costs more); negate_stmt alone applied with a conditional
+// move; a duplicate special-opcode test after negate_stmt and
+// advance_line; testing negate_stmt before the other standard opcodes.
 func (r *Reader) fill(dst []Row) int {
 	if r.maxOps != 1 || len(dst) == 0 {
 		return r.fillVLIW(dst)
