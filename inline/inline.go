@@ -280,6 +280,22 @@ func wanted(at dwinfo.Attr) bool {
 	return false
 }
 
+// nextWanted reads it's next attribute that wanted accepts into f,
+// skipping the others undecoded, and reports false at the end or on an
+// error (see it.Err).
+func nextWanted(it *dwinfo.AttrReader, f *dwinfo.Field) bool {
+	for {
+		at, ok := it.Peek()
+		if !ok {
+			return false
+		}
+		if wanted(at) {
+			return it.Next(f)
+		}
+		it.Skip()
+	}
+}
+
 // locates reports whether a DIE of abbreviation ab may have an address
 // range, a low_pc or call-site attributes: what the walk must decode.
 func locates(ab *dwinfo.Abbrev) bool {
@@ -303,18 +319,7 @@ func (b *builder) subroutine(e *dwinfo.Entry, p *pending, pr *rec, rgs []dwinfo.
 	nr := recReader{b: b}
 	it := u.Attrs(e)
 	var f dwinfo.Field
-	for {
-		at, ok := it.Peek()
-		if !ok {
-			break
-		}
-		if !wanted(at) {
-			it.Skip()
-			continue
-		}
-		if !it.Next(&f) {
-			break
-		}
+	for nextWanted(&it, &f) {
 		var k int
 		switch f.Attr {
 		case dwinfo.AttrLowPC:

@@ -460,16 +460,8 @@ func (b *builder) readRec(u *dwinfo.Unit, off uint64) (rec, bool) {
 	rr := recReader{b: b}
 	it := u.Attrs(&e)
 	var f dwinfo.Field
-	for {
-		at, ok := it.Peek()
-		if !ok {
-			break
-		}
-		if !wanted(at) {
-			it.Skip()
-		} else if it.Next(&f) {
-			rr.add(u, &r, &f)
-		}
+	for nextWanted(&it, &f) {
+		rr.add(u, &r, &f)
 	}
 	// A DIE whose attributes do not decode is no DIE (the entry reader
 	// would have stopped there).

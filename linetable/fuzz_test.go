@@ -3,6 +3,7 @@ package linetable
 import (
 	"errors"
 	"io"
+	"reflect"
 	"testing"
 )
 
@@ -104,6 +105,20 @@ func decodeUnit(t *testing.T, data []byte, off uint64, opts *Options) {
 	}
 	if (terr == nil) != (err == io.EOF) {
 		t.Fatalf("NewTable error %v, Reader %v", terr, err)
+	}
+	// The Reader builds its header's tables lazily, NewTable at once: the
+	// two must agree (NewTable's files may go on with define_file's).
+	if r2, err := NewReader(data, off, opts); err != nil {
+		t.Fatalf("second NewReader: %v", err)
+	} else {
+		lazy, eager := *r2.Header(), *tab.Header()
+		if len(eager.Files) < len(lazy.Files) {
+			t.Fatalf("NewTable has %d files, the Reader's header %d", len(eager.Files), len(lazy.Files))
+		}
+		eager.Files = eager.Files[:len(lazy.Files)]
+		if !reflect.DeepEqual(lazy, eager) {
+			t.Fatalf("lazy header %+v, NewTable's %+v", lazy, eager)
+		}
 	}
 	if tab.Len() > len(rows) {
 		t.Fatalf("table has %d rows, stream %d", tab.Len(), len(rows))
