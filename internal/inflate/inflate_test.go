@@ -185,6 +185,7 @@ func genData(r *rand.Rand, kind, n int) []byte {
 }
 
 func TestRandom(t *testing.T) {
+	t.Parallel() // compressing the inputs (under -race, in CI) is the slow part
 	r := rand.New(rand.NewPCG(1, 2))
 	sizes := []int{0, 1, 2, 7, 100, 258, 1000, 4096, 33000, 100000, 700000}
 	if !testing.Short() {
@@ -204,6 +205,7 @@ func TestRandom(t *testing.T) {
 }
 
 func TestRepetitive(t *testing.T) {
+	t.Parallel() // compressing the inputs (under -race, in CI) is the slow part
 	cases := map[string][]byte{
 		"zeros":    make([]byte, 1<<20),
 		"ab":       bytes.Repeat([]byte("ab"), 300000),
@@ -338,6 +340,7 @@ func dwarfSections(t testing.TB) map[string][]byte {
 }
 
 func TestDWARFFixtures(t *testing.T) {
+	t.Parallel() // compressing the inputs (under -race, in CI) is the slow part
 	for name, data := range dwarfSections(t) {
 		for _, level := range []int{1, 6, 9} {
 			checkBoth(t, fmt.Sprintf("%s/level%d", name, level), data, level)
@@ -411,6 +414,7 @@ func TestOtherEncoder(t *testing.T) {
 // TestCorrupt damages valid streams (bit flips, truncation, garbage
 // appended) and requires the stdlib's outcome.
 func TestCorrupt(t *testing.T) {
+	t.Parallel() // compressing the inputs (under -race, in CI) is the slow part
 	r := rand.New(rand.NewPCG(5, 6))
 	var streams [][]byte
 	for _, z := range pyStreams(t) {
