@@ -305,14 +305,29 @@ func (f *File) decodeLoad(cmd LoadCmd, off uint64, raw []byte) error {
 		}
 		f.Builds = append(f.Builds, b)
 	case LoadVersionMinMac, LoadVersionMinIOS, LoadVersionMinTV, LoadVersionMinWatch:
-		platform := map[LoadCmd]uint32{LoadVersionMinMac: 1, LoadVersionMinIOS: 2, LoadVersionMinTV: 3, LoadVersionMinWatch: 4}[cmd]
-		f.Builds = append(f.Builds, BuildVersion{Cmd: cmd, Platform: platform, MinOS: r.U32(), SDK: r.U32()})
+		f.Builds = append(f.Builds, BuildVersion{Cmd: cmd, Platform: versionMinPlatform(cmd), MinOS: r.U32(), SDK: r.U32()})
 	case LoadMain:
 		f.Main = &EntryPoint{EntryOff: r.U64(), StackSize: r.U64()}
 	case LoadFunctionStarts:
 		f.FunctionStarts = &LinkeditData{r.U32(), r.U32()}
 	}
 	return r.Err()
+}
+
+// versionMinPlatform is the PLATFORM_* number an LC_VERSION_MIN_* command
+// implies (PLATFORM_MACOS = 1, IOS = 2, TVOS = 3, WATCHOS = 4).
+func versionMinPlatform(cmd LoadCmd) uint32 {
+	switch cmd {
+	case LoadVersionMinMac:
+		return 1
+	case LoadVersionMinIOS:
+		return 2
+	case LoadVersionMinTV:
+		return 3
+	case LoadVersionMinWatch:
+		return 4
+	}
+	return 0
 }
 
 // lcString decodes an lc_str: an offset from the start of the command to a

@@ -209,6 +209,22 @@ func TestSynthetic(t *testing.T) {
 	}
 }
 
+// TestVersionMin checks that each LC_VERSION_MIN_* command, which has no
+// platform field, yields the platform its command number implies.
+func TestVersionMin(t *testing.T) {
+	for cmd, want := range map[LoadCmd]uint32{LoadVersionMinMac: 1, LoadVersionMinIOS: 2, LoadVersionMinTV: 3, LoadVersionMinWatch: 4} {
+		m := &image{bo: binary.LittleEndian, is64: true, cpu: CPUArm64}
+		m.cmd(cmd, m.u32s(0xa0f00, 0xb0000))
+		f, err := Parse(m.bytes())
+		if err != nil {
+			t.Fatalf("%v: %v", cmd, err)
+		}
+		if len(f.Builds) != 1 || f.Builds[0].Cmd != cmd || f.Builds[0].Platform != want || f.Builds[0].MinOS != 0xa0f00 || f.Builds[0].SDK != 0xb0000 {
+			t.Errorf("%v: builds %+v, want platform %d", cmd, f.Builds, want)
+		}
+	}
+}
+
 // TestBadInput corrupts the sample image field by field; each must give
 // the stated sentinel, never a panic.
 func TestBadInput(t *testing.T) {
