@@ -366,7 +366,6 @@ func newFile(data []byte, ra io.ReaderAt, size uint64, opts *Options) (*File, er
 	for i := range f.Sections {
 		s := &Section{f: f, Index: i, hdrOff: shoff + uint64(i)*shentsize}
 		s.setHeader(parseShdr(tab[uint64(i)*shentsize:], is64, big))
-		s.Size = s.FileSize
 		f.Sections[i] = s
 	}
 
@@ -411,31 +410,23 @@ func addrSize(is64 bool) int {
 }
 
 // parseShdr decodes one section header from b, which holds at least the
-// minimum header size for the class.
+// minimum header size for the class. Both classes order the fields alike;
+// only the word-sized ones (flags, address, offset, size, alignment,
+// entry size) widen.
 func parseShdr(b []byte, is64, big bool) header {
 	r := buf.New(pkg, secShdrs, b, big)
+	w := addrSize(is64)
 	var h header
 	h.nameOff = r.U32()
 	h.Type = elf.SectionType(r.U32())
-	if is64 {
-		h.Flags = elf.SectionFlag(r.U64())
-		h.Addr = r.U64()
-		h.Offset = r.U64()
-		h.FileSize = r.U64()
-		h.Link = r.U32()
-		h.Info = r.U32()
-		h.Addralign = r.U64()
-		h.Entsize = r.U64()
-	} else {
-		h.Flags = elf.SectionFlag(r.U32())
-		h.Addr = uint64(r.U32())
-		h.Offset = uint64(r.U32())
-		h.FileSize = uint64(r.U32())
-		h.Link = r.U32()
-		h.Info = r.U32()
-		h.Addralign = uint64(r.U32())
-		h.Entsize = uint64(r.U32())
-	}
+	h.Flags = elf.SectionFlag(r.Uint(w))
+	h.Addr = r.Uint(w)
+	h.Offset = r.Uint(w)
+	h.FileSize = r.Uint(w)
+	h.Link = r.U32()
+	h.Info = r.U32()
+	h.Addralign = r.Uint(w)
+	h.Entsize = r.Uint(w)
 	return h
 }
 
