@@ -223,9 +223,12 @@ type chunkResult struct {
 	errs   []error // nil, or one per address
 }
 
+// reset empties c for reuse from chunkPool. errs goes back to nil, not to
+// an empty slice: fill and emit take a non-nil errs to hold one error per
+// address.
 func (c *chunkResult) reset() {
 	clear(c.frames) // drop string references
-	c.frames, c.ends, c.errs = c.frames[:0], c.ends[:0], c.errs[:0]
+	c.frames, c.ends, c.errs = c.frames[:0], c.ends[:0], nil
 }
 
 func (c *chunkResult) fill(b *Binary, pcs []uint64) {

@@ -236,3 +236,38 @@ func TestBatchUnsorted(t *testing.T) {
 	}
 	t.Errorf("%d goroutines after a stopped Batch, %d before", runtime.NumGoroutine(), before)
 }
+
+// TestBatchAfterErrors checks that a Batch whose addresses failed (here on
+// a closed Binary) leaves nothing behind for the next Batch: chunks that
+// held errors go back to a pool shared by every Binary.
+func TestBatchAfterErrors(t *testing.T) {
+	data := fixture(t, "c-gcc-O2-dwarf5")
+	pcs := make([]uint64, 3*batchWindow)
+	for i := range pcs {
+		pcs[i] = 0x1000 + uint64(i)
+	}
+	for range 4 {
+		closed, err := NewBytes(data, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		closed.Close()
+		closed.Batch(pcs, func(i int, _ []Frame, err error) bool {
+			if !errors.Is(err, ErrClosed) {
+				t.Fatalf("closed: %#x: %v", pcs[i], err)
+			}
+			return true
+		})
+		open, err := NewBytes(data, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		open.Batch(pcs, func(i int, _ []Frame, err error) bool {
+			if err != nil {
+				t.Fatalf("open: %#x: %v", pcs[i], err)
+			}
+			return true
+		})
+		open.Close()
+	}
+}
