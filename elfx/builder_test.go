@@ -27,11 +27,28 @@ type telf struct {
 	progs     []elf.ProgHeader
 }
 
-func (t *telf) order() binary.ByteOrder {
+// byteOrder both reads and appends; binary.LittleEndian and BigEndian are
+// both.
+type byteOrder interface {
+	binary.ByteOrder
+	binary.AppendByteOrder
+}
+
+func (t *telf) order() byteOrder {
 	if t.big {
 		return binary.BigEndian
 	}
 	return binary.LittleEndian
+}
+
+// word appends v as an address-sized field: 8 bytes in ELF64, 4 in ELF32.
+// The ELF header and section headers order their fields alike in both
+// classes; only these widen.
+func (t *telf) word(b []byte, v uint64) []byte {
+	if t.is64 {
+		return t.order().AppendUint64(b, v)
+	}
+	return t.order().AppendUint32(b, uint32(v))
 }
 
 // bytes lays out: ELF header, program headers, section data (8-aligned),
@@ -95,67 +112,45 @@ func (t *telf) bytes() []byte {
 	}
 	shoff := len(out)
 	for i, s := range secs {
-		b := make([]byte, shsize)
-		bo.PutUint32(b[0:], uint32(nameOff[i]))
-		bo.PutUint32(b[4:], uint32(s.typ))
 		if i == 0 {
-			out = append(out, b...)
+			out = append(out, make([]byte, shsize)...)
 			continue
 		}
-		if t.is64 {
-			bo.PutUint64(b[8:], uint64(s.flags))
-			bo.PutUint64(b[24:], uint64(offs[i]))
-			bo.PutUint64(b[32:], uint64(len(s.data)))
-			bo.PutUint32(b[40:], s.link)
-			bo.PutUint64(b[48:], s.align)
-			bo.PutUint64(b[56:], s.entsize)
-		} else {
-			bo.PutUint32(b[8:], uint32(s.flags))
-			bo.PutUint32(b[16:], uint32(offs[i]))
-			bo.PutUint32(b[20:], uint32(len(s.data)))
-			bo.PutUint32(b[24:], s.link)
-			bo.PutUint32(b[32:], uint32(s.align))
-			bo.PutUint32(b[36:], uint32(s.entsize))
-		}
-		out = append(out, b...)
+		out = bo.AppendUint32(out, uint32(nameOff[i]))
+		out = bo.AppendUint32(out, uint32(s.typ))
+		out = t.word(out, uint64(s.flags))
+		out = t.word(out, 0) // sh_addr
+		out = t.word(out, uint64(offs[i]))
+		out = t.word(out, uint64(len(s.data)))
+		out = bo.AppendUint32(out, s.link)
+		out = bo.AppendUint32(out, 0) // sh_info
+		out = t.word(out, s.align)
+		out = t.word(out, s.entsize)
 	}
-	h := out[:ehsize]
-	copy(h, elf.ELFMAG)
-	h[elf.EI_CLASS] = byte(elf.ELFCLASS32)
+	h := append([]byte(nil), elf.ELFMAG...)
+	h = append(h, byte(elf.ELFCLASS32), byte(elf.ELFDATA2LSB), 1)
 	if t.is64 {
 		h[elf.EI_CLASS] = byte(elf.ELFCLASS64)
 	}
-	h[elf.EI_DATA] = byte(elf.ELFDATA2LSB)
 	if t.big {
 		h[elf.EI_DATA] = byte(elf.ELFDATA2MSB)
 	}
-	h[elf.EI_VERSION] = 1
-	bo.PutUint16(h[16:], uint16(t.typ))
-	bo.PutUint16(h[18:], uint16(elf.EM_X86_64))
-	bo.PutUint32(h[20:], 1)
-	if t.is64 {
-		if len(t.progs) > 0 {
-			bo.PutUint64(h[32:], uint64(phoff))
-		}
-		bo.PutUint64(h[40:], uint64(shoff))
-		bo.PutUint16(h[52:], uint16(ehsize))
-		bo.PutUint16(h[54:], uint16(phsize))
-		bo.PutUint16(h[56:], uint16(len(t.progs)))
-		bo.PutUint16(h[58:], uint16(shsize))
-		bo.PutUint16(h[60:], uint16(len(secs)))
-		bo.PutUint16(h[62:], uint16(len(secs)-1))
+	h = append(h, make([]byte, 16-len(h))...)
+	h = bo.AppendUint16(h, uint16(t.typ))
+	h = bo.AppendUint16(h, uint16(elf.EM_X86_64))
+	h = bo.AppendUint32(h, 1) // e_version
+	h = t.word(h, 0)          // e_entry
+	if len(t.progs) > 0 {
+		h = t.word(h, uint64(phoff))
 	} else {
-		if len(t.progs) > 0 {
-			bo.PutUint32(h[28:], uint32(phoff))
-		}
-		bo.PutUint32(h[32:], uint32(shoff))
-		bo.PutUint16(h[40:], uint16(ehsize))
-		bo.PutUint16(h[42:], uint16(phsize))
-		bo.PutUint16(h[44:], uint16(len(t.progs)))
-		bo.PutUint16(h[46:], uint16(shsize))
-		bo.PutUint16(h[48:], uint16(len(secs)))
-		bo.PutUint16(h[50:], uint16(len(secs)-1))
+		h = t.word(h, 0)
 	}
+	h = t.word(h, uint64(shoff))
+	h = bo.AppendUint32(h, 0) // e_flags
+	for _, v := range []int{ehsize, phsize, len(t.progs), shsize, len(secs), len(secs) - 1} {
+		h = bo.AppendUint16(h, uint16(v))
+	}
+	copy(out, h)
 	return out
 }
 
