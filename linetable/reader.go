@@ -63,12 +63,11 @@ type Reader struct {
 	// For each opcode >= spBase: the operation advance and line advance of
 	// the special opcode [DWARF5 6.2.5.1]. Entry 255 also serves
 	// DW_LNS_const_add_pc. sp[op] is spAdv[op]*min_inst_length (< 2^16)
-	// in the low 32 bits and spLine[op] in the high 32: one load and two
-	// adds per special opcode in fill. All three are shared between
-	// readers (see specialTables) and read-only.
-	spAdv  *[256]uint8
-	spLine *[256]int16
-	sp     *[256]uint64
+	// in the low 32 bits and the line advance (sign-extended to 32 bits)
+	// in the high 32: one load and two adds per special opcode. Both are
+	// shared between readers (see specialTables) and read-only.
+	spAdv *[256]uint8
+	sp    *[256]uint64
 }
 
 // NewReader decodes and validates the header of the unit at offset off of
@@ -117,7 +116,7 @@ func (r *Reader) initLazy(data []byte, off uint64, opts *Options, lazy bool) err
 	return nil
 }
 
-// specialTables sets spAdv, spLine and sp for these header fields and
+// specialTables sets spAdv and sp for these header fields and
 // r.minInst, taking them from lastSP or making them. lineRange must not
 // be 0.
 func (r *Reader) specialTables(opBase uint8, lineBase int8, lineRange uint8) {
@@ -127,21 +126,20 @@ func (r *Reader) specialTables(opBase uint8, lineBase int8, lineRange uint8) {
 		t = newSPTable(key, opBase, lineBase, lineRange, r.minInst)
 		lastSP.Store(t)
 	}
-	r.spAdv, r.spLine, r.sp = &t.adv, &t.line, &t.sp
+	r.spAdv, r.sp = &t.adv, &t.sp
 }
 
 // spTable holds a Reader's special-opcode tables with the header fields
 // they derive from.
 type spTable struct {
-	key  uint32 // opcode_base, line_base, line_range, min_inst_length
-	adv  [256]uint8
-	line [256]int16
-	sp   [256]uint64
+	key uint32 // opcode_base, line_base, line_range, min_inst_length
+	adv [256]uint8
+	sp  [256]uint64
 }
 
 // lastSP is the spTable made last. The units of one binary nearly always
 // share their special-opcode parameters, so one entry saves each Reader
-// 2.8 KB and 256 steps; readers of other parameters make their own.
+// 2.3 KB and 256 steps; readers of other parameters make their own.
 var lastSP atomic.Pointer[spTable]
 
 // newSPTable fills the tables for the opcodes from max(opBase, 1) up: an
@@ -157,8 +155,8 @@ func newSPTable(key uint32, opBase uint8, lineBase int8, lineRange uint8, minIns
 	}
 	for op := int(max(opBase, 1)); op < 256; op++ {
 		t.adv[op] = adv
-		t.line[op] = int16(lineBase) + int16(rem)
-		t.sp[op] = minInst*uint64(adv) | uint64(uint32(int32(t.line[op])))<<32
+		line := int32(lineBase) + int32(rem)
+		t.sp[op] = minInst*uint64(adv) | uint64(uint32(line))<<32
 		if rem++; rem == lineRange {
 			adv, rem = adv+1, 0
 		}
@@ -253,12 +251,13 @@ func (r *Reader) Next(row *Row) error {
 		i++
 		if op >= r.spBase {
 			// Special opcode: advance, append a row, reset the per-row flags.
+			e := r.sp[op]
 			if r.maxOps == 1 {
-				r.st.Address += r.minInst * uint64(r.spAdv[op])
+				r.st.Address += uint64(uint32(e))
 			} else {
 				r.advance(uint64(r.spAdv[op]))
 			}
-			r.st.Line += uint32(int32(r.spLine[op]))
+			r.st.Line += uint32(e >> 32)
 			r.off = i
 			r.emit(row)
 			return nil
