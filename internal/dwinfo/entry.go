@@ -49,7 +49,7 @@ type RootInfo struct {
 
 // LoadUnit fetches h's abbreviation table and decodes its unit DIE.
 func (d *Data) LoadUnit(h Header) (*Unit, error) {
-	info, err := d.infoUpTo(h.End)
+	info, err := d.info.UpTo(h.End)
 	if err != nil {
 		return nil, err
 	}

@@ -117,7 +117,7 @@ func (ix *Index) BuildAll() { ix.unitsOnce.Do(ix.buildUnits) }
 func (ix *Index) buildUnits() {
 	defer ix.built.Store(true)
 	var rs []span
-	hs, herr := ix.d.headers()
+	hs, herr := ix.d.Headers()
 	for _, h := range hs {
 		if _, ok := ix.listed[h.Offset]; ok || h.IsType() {
 			continue

@@ -25,7 +25,7 @@ type Data struct {
 	hdrs    []Header
 	hdrErr  error
 
-	info *buf.Lazy // .debug_info
+	info *buf.Lazy // .debug_info: UpTo(end) covers at least [0, end), Size is the whole section
 }
 
 type unitSlot struct {
@@ -49,16 +49,6 @@ func New(s Sections, opts *Options) *Data {
 	d.info = buf.NewLazy(s.Info, s.InfoSize, s.InfoPrefix)
 	return d
 }
-
-// infoUpTo returns .debug_info bytes covering at least [0, end), or all of
-// the section when it is shorter.
-func (d *Data) infoUpTo(end uint64) ([]byte, error) { return d.info.UpTo(end) }
-
-// infoSize is the size of the whole .debug_info section.
-func (d *Data) infoSize() uint64 { return d.info.Size }
-
-// Sections returns the sections d reads (the slices alias them).
-func (d *Data) Sections() Sections { return d.s }
 
 func (d *Data) reader(section string, data []byte) buf.Reader {
 	return buf.New(pkg, section, data, d.s.BigEndian)
@@ -102,7 +92,7 @@ func (h *Header) offSize() uint64 {
 // type) it still fills End, so a caller may skip the unit.
 func (d *Data) HeaderAt(off uint64) (Header, error) {
 	var h Header
-	info, err := d.infoUpTo(off + 12) // the longest initial length
+	info, err := d.info.UpTo(off + 12) // the longest initial length
 	if err != nil {
 		return h, err
 	}
@@ -114,9 +104,9 @@ func (d *Data) HeaderAt(off uint64) (Header, error) {
 		return h, r.Err()
 	}
 	start := r.Offset()
-	if length > uint64(r.Len()) && length <= d.infoSize()-start {
+	if length > uint64(r.Len()) && length <= d.info.Size-start {
 		// A lazy section: make the whole unit available.
-		if info, err = d.infoUpTo(start + length); err != nil {
+		if info, err = d.info.UpTo(start + length); err != nil {
 			return h, err
 		}
 		r = d.reader(secInfo, info)
@@ -185,7 +175,7 @@ func (d *Data) Units() UnitReader { return UnitReader{d: d} }
 // unit and a *DecodeError (sticky) on a header it cannot walk past.
 func (ur *UnitReader) Next(h *Header) error {
 	for ur.err == nil {
-		if ur.off >= ur.d.infoSize() {
+		if ur.off >= ur.d.info.Size {
 			ur.err = io.EOF
 			break
 		}
@@ -204,9 +194,10 @@ func (ur *UnitReader) Next(h *Header) error {
 	return ur.err
 }
 
-// headers returns every non-type unit header, walked once. On a bad header
-// the list holds the units before it and err says why.
-func (d *Data) headers() ([]Header, error) {
+// Headers returns the headers of every non-type unit, in section order. The
+// slice is shared: do not modify it. The first call walks all unit headers
+// (not DIEs); a header that cannot be read ends the list and is reported.
+func (d *Data) Headers() ([]Header, error) {
 	d.hdrOnce.Do(func() {
 		ur := d.Units()
 		for {
@@ -225,15 +216,10 @@ func (d *Data) headers() ([]Header, error) {
 	return d.hdrs, d.hdrErr
 }
 
-// Headers returns the headers of every non-type unit, in section order. The
-// slice is shared: do not modify it. The first call walks all unit headers
-// (not DIEs); a header that cannot be read ends the list and is reported.
-func (d *Data) Headers() ([]Header, error) { return d.headers() }
-
 // UnitContaining returns the header of the (non-type) unit whose extent
 // holds the .debug_info offset off; O(log units) after the first call.
 func (d *Data) UnitContaining(off uint64) (Header, bool, error) {
-	hs, err := d.headers()
+	hs, err := d.Headers()
 	lo, hi := 0, len(hs)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
