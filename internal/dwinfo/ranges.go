@@ -48,7 +48,7 @@ type RangeReader struct {
 // unit's base address (Root.LowPC) starts as the list's base.
 func (u *Unit) Ranges(v dw.Value) RangeReader {
 	off, err := u.RangesOffset(v)
-	rr := u.d.rangeList(off, u.Version >= 5, u.AddrSize, u.Root.LowPC, u.Root.AddrBase)
+	rr := u.d.RangeList(off, u.Version >= 5, u.AddrSize, u.Root.LowPC, u.Root.AddrBase)
 	if err != nil {
 		rr.err = err
 	}
@@ -90,10 +90,6 @@ func (u *Unit) RangesOffset(v dw.Value) (uint64, error) {
 // .debug_rnglists (v5) or .debug_ranges, with the given address size,
 // initial base address and addr_base (for DW_RLE_*x entries).
 func (d *Data) RangeList(off uint64, v5 bool, addrSize uint8, base, addrBase uint64) RangeReader {
-	return d.rangeList(off, v5, addrSize, base, addrBase)
-}
-
-func (d *Data) rangeList(off uint64, v5 bool, addrSize uint8, base, addrBase uint64) RangeReader {
 	rr := RangeReader{v5: v5, addrSize: addrSize, base: base, d: d, addrBase: addrBase}
 	if v5 {
 		rr.r = d.reader(secRnglists, d.s.Rnglists)
