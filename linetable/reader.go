@@ -47,7 +47,6 @@ type Reader struct {
 	off    int    // the next opcode
 	nfiles int    // len(h.Files) after the header, restored by Reset
 	st     Row    // the state-machine registers
-	one    [1]Row // Next's one-row buffer for fill
 
 	// Set while the directory and file tables, which NewReader only
 	// validated, wait for the first call to Header (see tables).
