@@ -89,18 +89,18 @@ func New(syms []Symbol) *Table {
 		}
 		return cmp.Compare(a.i, b.i)
 	})
+	// Of the keys sharing an address, keep the last.
 	n := 0
-	for i := range keys {
-		if i+1 < len(keys) && keys[i+1].addr == keys[i].addr {
-			continue // a later one at this address wins
-		}
-		n++
-	}
-	t := &Table{addrs: make([]uint64, 0, n), ents: make([]entry, 0, n)}
 	for i, k := range keys {
 		if i+1 < len(keys) && keys[i+1].addr == k.addr {
 			continue
 		}
+		keys[n] = k
+		n++
+	}
+	keys = keys[:n]
+	t := &Table{addrs: make([]uint64, 0, n), ents: make([]entry, 0, n)}
+	for _, k := range keys {
 		s := &syms[k.i]
 		t.addrs = append(t.addrs, s.Addr)
 		t.ents = append(t.ents, entry{name: s.Name, file: s.File, size: s.Size, kind: s.Kind})
