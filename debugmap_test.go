@@ -37,7 +37,7 @@ var debugMapFixtures = []machoFixture{
 // with the objects its debug map names, their mtimes set to what the
 // linker recorded (git does not keep mtimes), and returns the image's new
 // path and the objects' paths. mtime, when not nil, picks another mtime.
-func stageDebugMap(t *testing.T, fx machoFixture, mtime func(recorded uint64) time.Time) (string, []string) {
+func stageDebugMap(t testing.TB, fx machoFixture, mtime func(recorded uint64) time.Time) (string, []string) {
 	t.Helper()
 	dir := t.TempDir()
 	bin := filepath.Join(dir, filepath.Base(fx.path))
@@ -73,50 +73,43 @@ func TestDebugMapReferenceLLVMSymbolizer(t *testing.T) {
 	for _, fx := range debugMapFixtures {
 		t.Run(fx.name(), func(t *testing.T) {
 			bin, _ := stageDebugMap(t, fx, nil)
-			addrs := sampleMachOAddrs(t, fx)
-			if testing.Short() && len(addrs) > 500 {
-				addrs = addrs[:500]
-			}
-			for _, inlines := range []bool{false, true} {
-				mode := map[bool]string{false: "no-inlines", true: "inlines"}[inlines]
-				t.Run(mode, func(t *testing.T) {
-					// The original fixture, whose dSYM llvm-symbolizer
-					// finds beside it.
-					ref := runLLVMMachO(t, llvm, fx, addrs, inlines)
-					b, err := symbolize.Open(bin, &symbolize.Options{Inlines: inlines, Arch: fx.arch})
+			eachInlineMode(t, sampleMachOAddrs(t, fx), func(t *testing.T, addrs []uint64, inlines bool, mode string) {
+				// The original fixture, whose dSYM llvm-symbolizer
+				// finds beside it.
+				ref := runLLVMMachO(t, llvm, fx, addrs, inlines)
+				b, err := symbolize.Open(bin, &symbolize.Options{Inlines: inlines, Arch: fx.arch})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer b.Close()
+				if _, dsym, _ := b.MachO(); dsym != "" {
+					t.Fatalf("a dSYM was found: %s", dsym)
+				}
+				got := framesOf(t, b, addrs)
+				dwarf := 0
+				for i, a := range addrs {
+					fr, err := b.AppendFrames(nil, a)
 					if err != nil {
-						t.Fatal(err)
+						t.Fatalf("%#x: %v", a, err)
 					}
-					defer b.Close()
-					if _, dsym, _ := b.MachO(); dsym != "" {
-						t.Fatalf("a dSYM was found: %s", dsym)
+					if fr[0].Source == symbolize.SourceDWARF {
+						dwarf++
 					}
-					got := framesOf(t, b, addrs)
-					dwarf := 0
-					for i, a := range addrs {
-						fr, err := b.AppendFrames(nil, a)
-						if err != nil {
-							t.Fatalf("%#x: %v", a, err)
-						}
-						if fr[0].Source == symbolize.SourceDWARF {
-							dwarf++
-						}
-						// Batch reuses answers over ranges; single
-						// lookups must agree with it.
-						if len(fr) != len(got[i]) || fr[0].Line != got[i][0].Line || fr[0].Function != got[i][0].FunctionName {
-							t.Errorf("%#x: AppendFrames %+v, Batch %+v", a, fr[0], got[i][0])
-						}
+					// Batch reuses answers over ranges; single
+					// lookups must agree with it.
+					if len(fr) != len(got[i]) || fr[0].Line != got[i][0].Line || fr[0].Function != got[i][0].FunctionName {
+						t.Errorf("%#x: AppendFrames %+v, Batch %+v", a, fr[0], got[i][0])
 					}
-					if dwarf == 0 {
-						t.Errorf("none of %d addresses answered by DWARF", len(addrs))
-					}
-					compareRef(t, fx.name()+" debug-map "+mode, addrs, ref, got)
-					if w := b.Warnings(); len(w) != 0 {
-						t.Errorf("warnings: %v", w)
-					}
-					t.Logf("%d addresses, %d from the objects' DWARF", len(addrs), dwarf)
-				})
-			}
+				}
+				if dwarf == 0 {
+					t.Errorf("none of %d addresses answered by DWARF", len(addrs))
+				}
+				compareRef(t, fx.name()+" debug-map "+mode, addrs, ref, got)
+				if w := b.Warnings(); len(w) != 0 {
+					t.Errorf("warnings: %v", w)
+				}
+				t.Logf("%d addresses, %d from the objects' DWARF", len(addrs), dwarf)
+			})
 		})
 	}
 }
@@ -284,39 +277,20 @@ func TestDebugMapAllocs(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	dst := make([]symbolize.Frame, 0, 16)
-	pcs := []uint64{0x100000560, 0x100002120, 0x1000021a0, 0x100008000}
-	for _, pc := range pcs {
-		b.AppendFrames(dst[:0], pc) // warm the caches
-	}
-	if n := testing.AllocsPerRun(100, func() {
-		for _, pc := range pcs {
-			dst, _ = b.AppendFrames(dst[:0], pc)
-		}
-	}); n != 0 {
+	if n := lookupAllocs(b); n != 0 {
 		t.Errorf("%v allocations per lookup round, want 0", n)
 	}
 }
 
 func BenchmarkDebugMapAppendFrames(b *testing.B) {
 	fx := machoFixture{"testdata/macho/prog.arm64", ""}
+	bin, _ := stageDebugMap(b, fx, nil)
 	dm, err := openImage(b, fx).DebugMap()
 	if err != nil {
 		b.Fatal(err)
 	}
-	dir := b.TempDir()
-	bin := filepath.Join(dir, "prog.arm64")
-	if err := os.WriteFile(bin, mustRead(b, fx.path), 0o644); err != nil {
-		b.Fatal(err)
-	}
 	var pcs []uint64
 	for _, o := range dm.Objects {
-		p := filepath.Join(dir, o.Path)
-		if err := os.WriteFile(p, mustRead(b, filepath.Join("testdata/macho", o.Path)), 0o644); err != nil {
-			b.Fatal(err)
-		}
-		when := time.Unix(int64(o.Timestamp), 0)
-		os.Chtimes(p, when, when)
 		for _, s := range o.Symbols {
 			for off := uint64(0); off < s.Size; off += 4 {
 				pcs = append(pcs, s.Addr+off)

@@ -99,19 +99,27 @@ func TestMachOReferenceLLVMSymbolizer(t *testing.T) {
 	}
 	for _, fx := range machoFixtures {
 		t.Run(fx.name(), func(t *testing.T) {
-			addrs := sampleMachOAddrs(t, fx)
-			if testing.Short() && len(addrs) > 500 {
-				addrs = addrs[:500]
-			}
-			for _, inlines := range []bool{false, true} {
-				mode := map[bool]string{false: "no-inlines", true: "inlines"}[inlines]
-				t.Run(mode, func(t *testing.T) {
-					ref := runLLVMMachO(t, llvm, fx, addrs, inlines)
-					got := runOursSlid(t, fx, addrs, inlines)
-					compareRef(t, fx.name()+" "+mode, addrs, ref, got)
-				})
-			}
+			eachInlineMode(t, sampleMachOAddrs(t, fx), func(t *testing.T, addrs []uint64, inlines bool, mode string) {
+				ref := runLLVMMachO(t, llvm, fx, addrs, inlines)
+				got := runOursSlid(t, fx, addrs, inlines)
+				compareRef(t, fx.name()+" "+mode, addrs, ref, got)
+			})
 		})
+	}
+}
+
+// eachInlineMode runs fn on addrs, cut to their first 500 under -short, as
+// the subtests "no-inlines" and "inlines".
+func eachInlineMode(t *testing.T, addrs []uint64, fn func(t *testing.T, addrs []uint64, inlines bool, mode string)) {
+	if testing.Short() && len(addrs) > 500 {
+		addrs = addrs[:500]
+	}
+	for _, inlines := range []bool{false, true} {
+		mode := "no-inlines"
+		if inlines {
+			mode = "inlines"
+		}
+		t.Run(mode, func(t *testing.T) { fn(t, addrs, inlines, mode) })
 	}
 }
 
@@ -370,21 +378,28 @@ func TestMachOAllocs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		dst := make([]symbolize.Frame, 0, 16)
-		pcs := []uint64{0x100000560, 0x100002120, 0x1000021a0, 0x100008000}
-		for _, pc := range pcs {
-			b.AppendFrames(dst[:0], pc) // warm the caches
-		}
-		n := testing.AllocsPerRun(100, func() {
-			for _, pc := range pcs {
-				dst, _ = b.AppendFrames(dst[:0], pc)
-			}
-		})
+		n := lookupAllocs(b)
 		b.Close()
 		if n != 0 {
 			t.Errorf("%s: %v allocations per lookup round, want 0", p, n)
 		}
 	}
+}
+
+// lookupAllocs returns the allocations of one round of lookups on b over
+// prog's functions (leaf0, inlined code, data), measured after a round
+// that warms b's caches.
+func lookupAllocs(b *symbolize.Binary) float64 {
+	dst := make([]symbolize.Frame, 0, 16)
+	pcs := []uint64{0x100000560, 0x100002120, 0x1000021a0, 0x100008000}
+	for _, pc := range pcs {
+		b.AppendFrames(dst[:0], pc) // warm the caches
+	}
+	return testing.AllocsPerRun(100, func() {
+		for _, pc := range pcs {
+			dst, _ = b.AppendFrames(dst[:0], pc)
+		}
+	})
 }
 
 func BenchmarkMachOAppendFrames(b *testing.B) {
@@ -421,7 +436,7 @@ func mustRead(t testing.TB, p string) []byte {
 	return data
 }
 
-func copyFile(t *testing.T, from, to string) {
+func copyFile(t testing.TB, from, to string) {
 	if err := os.WriteFile(to, mustRead(t, from), 0o644); err != nil {
 		t.Fatal(err)
 	}
