@@ -9,12 +9,13 @@
 // whole length with one table lookup, and copies matches 8 bytes at a
 // time. Near either end a careful loop takes over one symbol at a time.
 // [Decoder.Read] offers the same stream as an io.Reader through an
-// internal 32 KiB window, at the cost of one copy.
+// internal 128 KiB buffer (the 32 KiB window plus room to decode ahead),
+// at the cost of one copy.
 //
 // # Robustness
 //
 // Any input yields correct output or an error, never a panic, a hang or an
-// allocation beyond the fixed-size Decoder (and the Read window). Like
+// allocation beyond the fixed-size Decoder (and the Read buffer). Like
 // compress/flate it rejects over-subscribed and incomplete Huffman codes
 // (except the empty and single-codeword codes zlib emits), code-length
 // repeats that run past the lengths, distances beyond the output so far,
