@@ -215,7 +215,7 @@ func (a *Assembler) writeHeader() error {
 	if h.Version >= 4 {
 		b.U8(h.MaxOpsPerInst)
 	}
-	b.U8(boolByte(h.DefaultIsStmt)).U8(uint8(h.LineBase)).U8(h.LineRange).U8(h.OpcodeBase)
+	b.U8(b2u(h.DefaultIsStmt)).U8(uint8(h.LineBase)).U8(h.LineRange).U8(h.OpcodeBase)
 	b.Raw(lengths)
 	if h.Version >= 5 {
 		if err := a.writeEntries(true); err != nil {
@@ -243,13 +243,6 @@ func (a *Assembler) writeHeader() error {
 	}
 	a.progOff = b.Len()
 	return nil
-}
-
-func boolByte(v bool) uint8 {
-	if v {
-		return 1
-	}
-	return 0
 }
 
 // writeEntries writes a DWARF 5 entry-format list and its entries
