@@ -58,50 +58,30 @@ func TestReferenceGNUAddr2line(t *testing.T) {
 	if found == 0 {
 		t.Skip("neither GNU addr2line nor eu-addr2line is installed")
 	}
-	fixtures, _ := filepath.Glob("testdata/elf/*")
-	for _, path := range fixtures {
-		name := filepath.Base(path)
-		if !isELF(path) {
-			continue
+	eachELFFixture(t, func(t *testing.T, name, path string, addrs []uint64) {
+		ours := runOursFull(t, path, addrs, symbolize.NamesLinkage)
+		short := runOursFull(t, path, addrs, symbolize.NamesShort)
+		obj := loadGNUObject(path)
+		for _, tool := range tools {
+			bin, err := exec.LookPath(tool.bin)
+			if err != nil {
+				continue
+			}
+			t.Run(tool.name, func(t *testing.T) {
+				n := min(len(addrs), tool.max)
+				ref := runGNU(t, bin, path, addrs[:n])
+				compareGNU(t, tool.name, name, obj, addrs[:n], ref, ours[:n], short[:n])
+			})
 		}
-		t.Run(name, func(t *testing.T) {
-			addrs := sampleAddrs(t, path)
-			if len(addrs) == 0 {
-				t.Skip("no function symbols to sample")
-			}
-			if testing.Short() && len(addrs) > 500 {
-				addrs = addrs[:500]
-			}
-			ours := runOursFull(t, path, addrs, symbolize.NamesLinkage)
-			short := runOursFull(t, path, addrs, symbolize.NamesShort)
-			obj := loadGNUObject(path)
-			for _, tool := range tools {
-				bin, err := exec.LookPath(tool.bin)
-				if err != nil {
-					continue
-				}
-				t.Run(tool.name, func(t *testing.T) {
-					n := min(len(addrs), tool.max)
-					ref := runGNU(t, bin, path, addrs[:n])
-					compareGNU(t, tool.name, name, obj, addrs[:n], ref, ours[:n], short[:n])
-				})
-			}
-		})
-	}
+	})
 }
 
 // runOursFull symbolizes addrs with inline chains, keeping every field
 // (the comparison needs DWARFName and SymbolName besides Function).
 func runOursFull(t *testing.T, path string, addrs []uint64, names symbolize.FunctionNames) [][]symbolize.Frame {
-	b, err := symbolize.Open(path, &symbolize.Options{Inlines: true, FunctionNames: names})
-	if err != nil && refOpenFails[filepath.Base(path)] {
-		// See refOpenFails: GNU and elfutils also refuse the debug file
-		// (its CRC does not match the debug link).
-		b, err = symbolize.Open(path, &symbolize.Options{Inlines: true, FunctionNames: names, NoDebugFile: true})
-	}
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
+	// GNU and elfutils also refuse the debug file of the fixtures
+	// refOpenFails lists (its CRC does not match the debug link).
+	b := openRef(t, path, symbolize.Options{Inlines: true, FunctionNames: names})
 	defer b.Close()
 	out := make([][]symbolize.Frame, len(addrs))
 	b.Batch(addrs, func(i int, frames []symbolize.Frame, err error) bool {

@@ -99,12 +99,24 @@ func TestReferenceLLVMSymbolizer(t *testing.T) {
 	if err != nil {
 		t.Skip("llvm-symbolizer-14 not installed")
 	}
+	eachELFFixture(t, func(t *testing.T, name, path string, addrs []uint64) {
+		eachInlineMode(t, addrs, func(t *testing.T, addrs []uint64, inlines bool, mode string) {
+			ref := runLLVM(t, llvm, path, addrs, inlines)
+			got := runOurs(t, path, addrs, inlines)
+			compareRef(t, name+" "+mode, addrs, ref, got)
+		})
+	})
+}
+
+// eachELFFixture runs fn as a subtest per ELF fixture, on the addresses
+// sampleAddrs picks, cut to their first 500 under -short.
+func eachELFFixture(t *testing.T, fn func(t *testing.T, name, path string, addrs []uint64)) {
 	fixtures, _ := filepath.Glob("testdata/elf/*")
 	for _, path := range fixtures {
-		name := filepath.Base(path)
 		if !isELF(path) {
 			continue
 		}
+		name := filepath.Base(path)
 		t.Run(name, func(t *testing.T) {
 			addrs := sampleAddrs(t, path)
 			if len(addrs) == 0 {
@@ -113,14 +125,7 @@ func TestReferenceLLVMSymbolizer(t *testing.T) {
 			if testing.Short() && len(addrs) > 500 {
 				addrs = addrs[:500]
 			}
-			for _, inlines := range []bool{false, true} {
-				mode := map[bool]string{false: "no-inlines", true: "inlines"}[inlines]
-				t.Run(mode, func(t *testing.T) {
-					ref := runLLVM(t, llvm, path, addrs, inlines)
-					got := runOurs(t, path, addrs, inlines)
-					compareRef(t, name+" "+mode, addrs, ref, got)
-				})
-			}
+			fn(t, name, path, addrs)
 		})
 	}
 }
@@ -243,17 +248,24 @@ func queryLLVM(t *testing.T, llvm string, args []string, addrs []uint64) []refAn
 }
 
 func runOurs(t *testing.T, path string, addrs []uint64, inlines bool) [][]refFrame {
-	b, err := symbolize.Open(path, &symbolize.Options{Inlines: inlines})
+	b := openRef(t, path, symbolize.Options{Inlines: inlines})
+	defer b.Close()
+	return framesOf(t, b, addrs)
+}
+
+// openRef opens a fixture with o, or, for one that refOpenFails lists,
+// without its debug file.
+func openRef(t *testing.T, path string, o symbolize.Options) *symbolize.Binary {
+	b, err := symbolize.Open(path, &o)
 	if err != nil && refOpenFails[filepath.Base(path)] {
-		// See refOpenFails.
 		t.Logf("Open: %v (known; retrying without the debug file)", err)
-		b, err = symbolize.Open(path, &symbolize.Options{Inlines: inlines, NoDebugFile: true})
+		o.NoDebugFile = true
+		b, err = symbolize.Open(path, &o)
 	}
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
-	defer b.Close()
-	return framesOf(t, b, addrs)
+	return b
 }
 
 // framesOf symbolizes pcs with b.Batch into the reference's JSON fields.
