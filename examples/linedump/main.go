@@ -212,7 +212,11 @@ func dumpLines(w *bufio.Writer, name string, line []byte, opts *linetable.Option
 			continue
 		}
 		c.units++
-		c.bytes += r.Header().EndOffset - off
+		// Not r.Header().EndOffset: that would decode the file table,
+		// which NewReader only validated and rows do not need. Units
+		// has read this initial length already, so it cannot fail.
+		end, _ := linetable.NextUnit(line, off, opts)
+		c.bytes += end - off
 		if !stats {
 			fmt.Fprintf(w, "debug_line[0x%08x]\n", off)
 			w.WriteString("Address            Line   Column File   ISA Discriminator Flags\n")
