@@ -139,11 +139,15 @@ Without addresses, requests are read from standard input, one a line:
   [CODE|DATA|FRAME] [MODULE] ADDRESS
 `
 
-// Options that take a value, by long name. They accept --name=value and
-// --name value.
-var valueOptions = map[string]bool{
+// longOptions are the long option names, each mapped to whether it takes
+// a value (--name=value or --name value). A single dash may introduce them
+// too (-demangle=false, -inlining, -obj=FILE).
+var longOptions = map[string]bool{
 	"obj": true, "exe": true, "adjust-vma": true, "output-style": true,
 	"debug-file-directory": true, "default-arch": true, "dsym-hint": true,
+	"functions": false, "demangle": false, "no-demangle": false, "inlines": false, "inlining": false,
+	"no-inlines": false, "addresses": false, "print-address": false, "pretty-print": false,
+	"basenames": false, "relativenames": false, "help": false, "version": false,
 }
 
 // parseArgs reads the command line the way llvm-symbolizer's option table
@@ -162,7 +166,8 @@ func parseArgs(args []string) (*config, error) {
 			continue
 		}
 		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		long := strings.HasPrefix(a, "--") || isLongOption(name)
+		takesValue, known := longOptions[name]
+		long := strings.HasPrefix(a, "--") || known
 		if !long {
 			// Grouped short options: -apfi, -e FILE, -eFILE, -e=FILE, -f=short.
 			j := 1
@@ -178,9 +183,7 @@ func parseArgs(args []string) (*config, error) {
 					cfg.pretty = true
 				case 's':
 					cfg.paths = pathBase
-				case 'v':
-					return nil, nil
-				case 'h':
+				case 'v', 'h':
 					return nil, nil
 				case 'f':
 					if j+1 < len(a) && a[j+1] == '=' {
@@ -207,7 +210,7 @@ func parseArgs(args []string) (*config, error) {
 			}
 			continue
 		}
-		if valueOptions[name] && !hasValue {
+		if takesValue && !hasValue {
 			if i+1 >= len(args) {
 				return nil, fmt.Errorf("argument to '%s' is missing (expected 1 value)", a)
 			}
@@ -222,26 +225,18 @@ func parseArgs(args []string) (*config, error) {
 			if hasValue {
 				cfg.functions = functionNames(value)
 			}
-		case "demangle":
-			switch {
-			case !hasValue || value == "true":
-				cfg.demangle = true
-			case value == "false":
-				cfg.demangle = false
-			default:
+		case "demangle", "inlines", "inlining":
+			v, ok := boolValue(value, hasValue)
+			if !ok {
 				return nil, fmt.Errorf("unknown argument '%s'", a)
+			}
+			if name == "demangle" {
+				cfg.demangle = v
+			} else {
+				cfg.inlines = v
 			}
 		case "no-demangle":
 			cfg.demangle = false
-		case "inlines", "inlining":
-			switch {
-			case !hasValue || value == "true":
-				cfg.inlines = true
-			case value == "false":
-				cfg.inlines = false
-			default:
-				return nil, fmt.Errorf("unknown argument '%s'", a)
-			}
 		case "no-inlines":
 			cfg.inlines = false
 		case "addresses", "print-address":
@@ -289,17 +284,17 @@ func parseArgs(args []string) (*config, error) {
 	return cfg, nil
 }
 
-// isLongOption reports whether a single-dash argument spells a long option
-// (-demangle=false, -inlining, -obj=FILE) rather than a group of short ones.
-func isLongOption(name string) bool {
-	switch name {
-	case "obj", "exe", "functions", "demangle", "no-demangle", "inlines", "inlining",
-		"no-inlines", "addresses", "print-address", "pretty-print", "basenames",
-		"relativenames", "adjust-vma", "output-style", "debug-file-directory", "default-arch", "dsym-hint",
-		"help", "version":
-		return true
+// boolValue reads the value of --demangle or --inlining the way
+// llvm-symbolizer's option table spells them: none or "true" is true,
+// "false" is false; ok is false for anything else ("1" and "TRUE" too).
+func boolValue(value string, hasValue bool) (v, ok bool) {
+	switch {
+	case !hasValue || value == "true":
+		return true, true
+	case value == "false":
+		return false, true
 	}
-	return false
+	return false, false
 }
 
 // functionNames maps --functions=VALUE; anything unknown means linkage, as
