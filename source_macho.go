@@ -3,7 +3,6 @@ package symbolize
 import (
 	"cmp"
 	"fmt"
-	"io"
 	"os"
 	"slices"
 	"strconv"
@@ -22,18 +21,7 @@ const (
 
 // isMachO reports whether the file at path starts with a thin or universal
 // Mach-O magic number, in either byte order for thin images.
-func isMachO(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	var m [4]byte
-	if _, err := io.ReadFull(f, m[:]); err != nil {
-		return false
-	}
-	return macho.HasMagic(m[:])
-}
+func isMachO(path string) bool { return macho.FileHasMagic(path) }
 
 // openMachO opens a thin or universal Mach-O file, selects Options.Arch,
 // and pairs it with its dSYM (Options.DSYM, else the bundle beside it)

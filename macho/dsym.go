@@ -3,6 +3,7 @@ package macho
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -62,6 +63,23 @@ func bundleDWARF(p, binaryPath string) string {
 	return filepath.Join(dir, filepath.Base(strings.TrimSuffix(strings.TrimSuffix(p, "/"), ".dSYM")))
 }
 
+// FileHasMagic reports whether the file at path begins with a Mach-O magic
+// number (see HasMagic), reading only its first four bytes; a file that
+// cannot be read is not Mach-O. It lets a caller choose between Mach-O and
+// other formats before reading a whole file.
+func FileHasMagic(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var m [4]byte
+	if _, err := io.ReadFull(f, m[:]); err != nil {
+		return false
+	}
+	return HasMagic(m[:])
+}
+
 func fileExists(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.Mode().IsRegular()
@@ -92,8 +110,9 @@ func MatchDSYM(bin *File, dsymData []byte, path string) (*File, error) {
 // from binaryPath. explicit, when not empty, is a .dSYM bundle or the DWARF
 // file itself, and must exist; otherwise DSYMPath(binaryPath) is tried and
 // its absence is not an error: (nil, "", nil). It returns the matching slice
-// and the path it was read from. Reading files happens here and nowhere else
-// in the package; callers with other storage use MatchDSYM.
+// and the path it was read from. Reading files happens in this file (here,
+// in FileHasMagic and in the bundle look-up) and nowhere else in the
+// package; callers with other storage use MatchDSYM.
 func OpenDSYM(bin *File, binaryPath, explicit string) (*File, string, error) {
 	p := DSYMPath(binaryPath)
 	if explicit != "" {

@@ -3,6 +3,8 @@ package macho
 import (
 	"encoding/binary"
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -398,5 +400,40 @@ func BenchmarkParse(b *testing.B) {
 		if _, err := Parse(data); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestFileHasMagic checks the magic numbers FileHasMagic accepts on disk:
+// thin images of both byte orders and widths, universal files of both
+// kinds, and nothing else.
+func TestFileHasMagic(t *testing.T) {
+	dir := t.TempDir()
+	thin := sample(binary.LittleEndian, true)
+	cases := []struct {
+		name string
+		data []byte
+		want bool
+	}{
+		{"le64", thin, true},
+		{"le32", sample(binary.LittleEndian, false), true},
+		{"be32", sample(binary.BigEndian, false), true},
+		{"be64", sample(binary.BigEndian, true), true},
+		{"fat", fatOf(false, thin), true},
+		{"fat64", fatOf(true, thin), true},
+		{"elf", []byte("\x7fELF\x02\x01\x01"), false},
+		{"short", thin[:3], false},
+		{"empty", nil, false},
+	}
+	for _, c := range cases {
+		p := filepath.Join(dir, c.name)
+		if err := os.WriteFile(p, c.data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := FileHasMagic(p); got != c.want || HasMagic(c.data) != c.want {
+			t.Errorf("%s: FileHasMagic %v, HasMagic %v, want %v", c.name, got, HasMagic(c.data), c.want)
+		}
+	}
+	if FileHasMagic(filepath.Join(dir, "missing")) || FileHasMagic(dir) {
+		t.Error("a missing file or a directory has a Mach-O magic number")
 	}
 }
