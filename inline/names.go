@@ -216,7 +216,6 @@ func (rr *recReader) add(u *dwinfo.Unit, r *rec, f *dwinfo.Field) {
 	}
 }
 
-// newBuilder takes a builder from the pool and readies it for u.
 // strVal returns what a rec keeps of a string value: U, or for
 // DW_FORM_string (whose bytes are at hand, short, and alias .debug_info)
 // the offset of a copy in b.inlineStrs, so that recs hold no slices.
@@ -230,6 +229,7 @@ func (b *builder) strVal(v dw.Value) uint64 {
 	return off
 }
 
+// newBuilder takes a builder from the pool and readies it for u.
 func newBuilder(d *dwinfo.Data, u *dwinfo.Unit, lt *linetable.Table, opts *Options) *builder {
 	b := builderPool.Get().(*builder)
 	b.d, b.u = d, u
@@ -359,39 +359,38 @@ func (b *builder) resolve() error {
 // start there (an offset inside a DIE is not detected: LLVM would ignore
 // it).
 func (b *builder) lookupRec(off uint64) int32 {
-	if off >= b.u.Offset && off < b.u.End {
-		ord := b.ordinal(off)
-		if ord < 0 {
-			if !b.inSkipped(off) {
+	inUnit := off >= b.u.Offset && off < b.u.End
+	if inUnit {
+		if ord := b.ordinal(off); ord >= 0 {
+			if i := b.dieRec[ord]; i != 0 {
+				return i - 1
+			}
+			r, ok := b.readRec(b.u, off)
+			if !ok { // cannot happen: the walk decoded this DIE
 				return -1
 			}
-			// Not marked by the walk, which jumped over it: decoded like
-			// a DIE of another unit, once.
-			if i, ok := b.recIdx[off]; ok {
-				return i
-			}
-			i := int32(-1)
-			if r, ok := b.readRec(b.u, off); ok {
-				i = b.addRec(-1, &r)
-			}
-			b.recIdx[off] = i
-			return i
+			return b.addRec(ord, &r)
 		}
-		if i := b.dieRec[ord]; i != 0 {
-			return i - 1
-		}
-		r, ok := b.readRec(b.u, off)
-		if !ok { // cannot happen: the walk decoded this DIE
+		if !b.inSkipped(off) {
 			return -1
 		}
-		return b.addRec(ord, &r)
+		// Not marked by the walk, which jumped over it: decoded like a
+		// DIE of another unit, once.
 	}
 	if i, ok := b.recIdx[off]; ok {
 		return i
 	}
 	i := int32(-1)
-	if ui := b.other(off); ui != nil {
-		if r, ok := b.readRec(ui.u, off); ok {
+	var ui *unitInfo // nil for the unit being built
+	if !inUnit {
+		ui = b.other(off)
+	}
+	if inUnit || ui != nil {
+		u := b.u
+		if ui != nil {
+			u = ui.u
+		}
+		if r, ok := b.readRec(u, off); ok {
 			r.ui = ui
 			i = b.addRec(-1, &r)
 		}
@@ -402,7 +401,7 @@ func (b *builder) lookupRec(off uint64) int32 {
 
 // inSkipped reports whether off lies in a subtree the walk jumped over.
 func (b *builder) inSkipped(off uint64) bool {
-	i, _ := slices.BinarySearchFunc(b.skipped, off, func(s skipped, off uint64) int {
+	_, found := slices.BinarySearchFunc(b.skipped, off, func(s skipped, off uint64) int {
 		switch {
 		case s.hi <= off:
 			return -1
@@ -411,7 +410,7 @@ func (b *builder) inSkipped(off uint64) bool {
 		}
 		return 0
 	})
-	return i < len(b.skipped) && b.skipped[i].lo <= off && off < b.skipped[i].hi
+	return found
 }
 
 // addRec stores r, the rec of the DIE of ordinal ord in u (-1: a DIE of
