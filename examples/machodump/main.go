@@ -331,25 +331,26 @@ func version(v uint32) string {
 	return s
 }
 
+// sdkVersion formats an SDK version as version does; 0 means none was
+// recorded.
+func sdkVersion(v uint32) string {
+	if v == 0 {
+		return "n/a"
+	}
+	return version(v)
+}
+
 func printBuild(w io.Writer, b *macho.BuildVersion, cmdsize uint32) {
 	if b.Cmd != macho.LoadBuildVersion {
 		// LC_VERSION_MIN_*: version and sdk only.
 		cmdLines(w, b.Cmd, cmdsize, cmdsize != 16, "Incorrect size")
 		fmt.Fprintf(w, "  version %s\n", version(b.MinOS))
-		sdk := "n/a"
-		if b.SDK != 0 {
-			sdk = version(b.SDK)
-		}
-		fmt.Fprintf(w, "      sdk %s\n", sdk)
+		fmt.Fprintf(w, "      sdk %s\n", sdkVersion(b.SDK))
 		return
 	}
 	cmdLines(w, b.Cmd, cmdsize, uint64(cmdsize) != 24+8*uint64(len(b.Tools)), "Incorrect size")
 	fmt.Fprintf(w, "  platform %s\n", platformName(b.Platform))
-	sdk := "n/a"
-	if b.SDK != 0 {
-		sdk = version(b.SDK)
-	}
-	fmt.Fprintf(w, "       sdk %s\n", sdk)
+	fmt.Fprintf(w, "       sdk %s\n", sdkVersion(b.SDK))
 	fmt.Fprintf(w, "     minos %s\n", version(b.MinOS))
 	fmt.Fprintf(w, "    ntools %d\n", len(b.Tools))
 	for _, t := range b.Tools {
