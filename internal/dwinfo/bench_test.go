@@ -52,22 +52,6 @@ func walkEntries(tb testing.TB, d *Data, units []*Unit) int {
 	return n
 }
 
-func loadUnits(tb testing.TB, d *Data) []*Unit {
-	hs, err := d.Headers()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var us []*Unit
-	for _, h := range hs {
-		u, err := d.LoadUnit(h)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		us = append(us, u)
-	}
-	return us
-}
-
 func TestEntriesAllocFree(t *testing.T) {
 	d := New(largest(t), nil)
 	us := loadUnits(t, d)

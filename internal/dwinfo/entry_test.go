@@ -3,7 +3,6 @@ package dwinfo
 import (
 	"bytes"
 	"debug/dwarf"
-	"errors"
 	"fmt"
 	"io"
 	"testing"
@@ -17,15 +16,7 @@ import (
 func TestEntriesMatchDebugDwarf(t *testing.T) {
 	for _, path := range fixtures(t) {
 		t.Run(path, func(t *testing.T) {
-			secs, f, ok := loadELF(t, path)
-			if !ok {
-				t.Skip("no .debug_info")
-			}
-			gd, err := f.DWARF()
-			if err != nil {
-				t.Skipf("debug/dwarf cannot read it: %v", err)
-			}
-			d := New(secs, nil)
+			d, gd := loadDWARF(t, path)
 			gr := gd.Reader()
 			ur := d.Units()
 			nUnits, nDIEs := 0, 0
@@ -161,16 +152,7 @@ func TestSkipChildren(t *testing.T) {
 			if !ok {
 				t.Skip("no .debug_info")
 			}
-			d := New(secs, nil)
-			hs, err := d.Headers()
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, h := range hs {
-				u, err := d.LoadUnit(h)
-				if err != nil {
-					t.Fatal(err)
-				}
+			for _, u := range loadUnits(t, New(secs, nil)) {
 				// Collect (offset, depth) of all DIEs by walking.
 				type od struct {
 					off   uint64
@@ -236,7 +218,6 @@ func TestAbbrevCacheShared(t *testing.T) {
 			t.Fatalf("cache: %p %v, %p %v", a, err1, b, err2)
 		}
 	}
-	_ = errors.New
 }
 
 // TestEntryAtAndSkip checks, on every DIE of every fixture, that EntryAt

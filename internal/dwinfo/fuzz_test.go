@@ -1,9 +1,6 @@
 package dwinfo
 
-import (
-	"io"
-	"testing"
-)
+import "testing"
 
 // fixtureSections returns the sections of every fixture that has
 // .debug_info (none when the fixtures are absent).
@@ -131,5 +128,4 @@ func walkAll(d *Data, n int) {
 			panic("reader passed unit end")
 		}
 	}
-	_ = io.EOF
 }

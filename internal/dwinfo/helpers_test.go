@@ -1,6 +1,7 @@
 package dwinfo
 
 import (
+	"debug/dwarf"
 	"debug/elf"
 	"io"
 	"os"
@@ -69,4 +70,37 @@ func loadELF(t testing.TB, path string) (Sections, *elf.File, bool) {
 		BigEndian:  f.ByteOrder.String() == "BigEndian",
 	}
 	return s, f, s.Info != nil
+}
+
+// loadDWARF is loadELF for the differential tests: it returns the file
+// read by this package and by debug/dwarf, skipping the test when the file
+// has no .debug_info or debug/dwarf cannot read it.
+func loadDWARF(t *testing.T, path string) (*Data, *dwarf.Data) {
+	t.Helper()
+	secs, f, ok := loadELF(t, path)
+	if !ok {
+		t.Skip("no .debug_info")
+	}
+	gd, err := f.DWARF()
+	if err != nil {
+		t.Skipf("debug/dwarf cannot read it: %v", err)
+	}
+	return New(secs, nil), gd
+}
+
+// loadUnits loads every unit of d, failing the test on any error.
+func loadUnits(tb testing.TB, d *Data) []*Unit {
+	hs, err := d.Headers()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var us []*Unit
+	for _, h := range hs {
+		u, err := d.LoadUnit(h)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		us = append(us, u)
+	}
+	return us
 }

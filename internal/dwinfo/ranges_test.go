@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/symbolize-go/symbolize/internal/dw"
@@ -18,25 +19,9 @@ import (
 func TestRangesMatchDebugDwarf(t *testing.T) {
 	for _, path := range fixtures(t) {
 		t.Run(path, func(t *testing.T) {
-			secs, f, ok := loadELF(t, path)
-			if !ok {
-				t.Skip("no .debug_info")
-			}
-			gd, err := f.DWARF()
-			if err != nil {
-				t.Skipf("debug/dwarf: %v", err)
-			}
-			d := New(secs, nil)
-			hs, err := d.Headers()
-			if err != nil {
-				t.Fatal(err)
-			}
+			d, gd := loadDWARF(t, path)
 			n := 0
-			for _, h := range hs {
-				u, err := d.LoadUnit(h)
-				if err != nil {
-					t.Fatal(err)
-				}
+			for _, u := range loadUnits(t, d) {
 				er := u.Entries()
 				var e Entry
 				for er.Next(&e) == nil {
@@ -120,7 +105,7 @@ func TestArangesMatchLLVM(t *testing.T) {
 			}
 			var want []Arange
 			var cu uint64
-			for _, line := range splitLines(string(out)) {
+			for _, line := range strings.Split(string(out), "\n") {
 				if m := arHeaderRE.FindStringSubmatch(line); m != nil {
 					cu, _ = strconv.ParseUint(m[1], 16, 64)
 				} else if m := arTupleRE.FindStringSubmatch(line); m != nil {
@@ -150,22 +135,6 @@ func TestArangesMatchLLVM(t *testing.T) {
 	}
 }
 
-func splitLines(s string) []string {
-	var out []string
-	for len(s) > 0 {
-		i := 0
-		for i < len(s) && s[i] != '\n' {
-			i++
-		}
-		out = append(out, s[:i])
-		if i < len(s) {
-			i++
-		}
-		s = s[i:]
-	}
-	return out
-}
-
 // TestIndexMatchesBruteForce checks Lookup at every range boundary (and its
 // neighbours) against a direct reading of LLVM's rule: aranges first,
 // then unit DIE ranges (from debug/dwarf) of units aranges does not list;
@@ -173,15 +142,7 @@ func splitLines(s string) []string {
 func TestIndexMatchesBruteForce(t *testing.T) {
 	for _, path := range fixtures(t) {
 		t.Run(path, func(t *testing.T) {
-			secs, f, ok := loadELF(t, path)
-			if !ok {
-				t.Skip("no .debug_info")
-			}
-			gd, err := f.DWARF()
-			if err != nil {
-				t.Skipf("debug/dwarf: %v", err)
-			}
-			d := New(secs, nil)
+			d, gd := loadDWARF(t, path)
 			var tier1, tier2 []span
 			listed := map[uint64]bool{}
 			ar := d.Aranges()
@@ -255,22 +216,9 @@ func lowest(rs []span, pc uint64) (uint64, bool) {
 func TestRnglistxMatchesDebugDwarf(t *testing.T) {
 	for _, path := range fixtures(t) {
 		t.Run(path, func(t *testing.T) {
-			secs, f, ok := loadELF(t, path)
-			if !ok {
-				t.Skip("no .debug_info")
-			}
-			gd, err := f.DWARF()
-			if err != nil {
-				t.Skipf("debug/dwarf: %v", err)
-			}
-			d := New(secs, nil)
-			hs, _ := d.Headers()
+			d, gd := loadDWARF(t, path)
 			n := 0
-			for _, h := range hs {
-				u, err := d.LoadUnit(h)
-				if err != nil {
-					t.Fatal(err)
-				}
+			for _, u := range loadUnits(t, d) {
 				er := u.Entries()
 				var e Entry
 				for er.Next(&e) == nil {
