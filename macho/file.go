@@ -432,10 +432,12 @@ func (f *File) checkLinkedit() error {
 	return nil
 }
 
+// loadOffset returns the offset of the last command c: the one whose
+// values decodeLoad kept when the image repeats it.
 func (f *File) loadOffset(c LoadCmd) uint64 {
-	for _, l := range f.Loads {
-		if l.Cmd == c {
-			return l.Offset
+	for i := len(f.Loads) - 1; i >= 0; i-- {
+		if f.Loads[i].Cmd == c {
+			return f.Loads[i].Offset
 		}
 	}
 	return 0

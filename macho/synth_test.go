@@ -227,6 +227,19 @@ func TestVersionMin(t *testing.T) {
 	}
 }
 
+// TestRepeatedCommandError checks that an error about a repeated command
+// points at the copy Parse kept (the last), not the first.
+func TestRepeatedCommandError(t *testing.T) {
+	m := &image{bo: binary.LittleEndian, is64: true, cpu: CPUArm64}
+	m.cmd(LoadSymtab, m.u32s(0, 0, 0, 0))
+	m.cmd(LoadSymtab, m.u32s(0, 1<<20, 0, 0))
+	_, err := Parse(m.bytes())
+	var de *DecodeError
+	if want := uint64(32 + 24); !errors.As(err, &de) || !errors.Is(err, ErrTruncated) || de.Offset != want {
+		t.Errorf("Parse: %v, want ErrTruncated at %#x", err, want)
+	}
+}
+
 // TestBadInput corrupts the sample image field by field; each must give
 // the stated sentinel, never a panic.
 func TestBadInput(t *testing.T) {
