@@ -69,14 +69,7 @@ func TestMachOAgainstLLVMSymbolizer(t *testing.T) {
 		for _, fl := range flagSets {
 			t.Run(strings.Join(o.args, "_")+"/"+strings.ReplaceAll(fl, " ", "_"), func(t *testing.T) {
 				args := append(append([]string{}, o.args...), strings.Fields(fl)...)
-				cmd := exec.Command(llvm, args...)
-				cmd.Stdin = strings.NewReader(stdin)
-				want, err := cmd.Output()
-				if err != nil {
-					t.Fatal(err)
-				}
-				got, _ := runTool(t, args, stdin)
-				diffText(t, "stdin", string(want), string(got))
+				compareLLVM(t, llvm, "stdin", args, stdin, false)
 			})
 		}
 	}
@@ -118,14 +111,7 @@ func TestMachODSYMHint(t *testing.T) {
 		{"--obj=" + bin}, // no dSYM: symbols only
 		{"--obj=" + other, "--output-style=JSON"},
 	} {
-		cmd := exec.Command(llvm, args...)
-		cmd.Stdin = strings.NewReader(stdin)
-		want, err := cmd.Output()
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, _ := runTool(t, args, stdin)
-		diffText(t, strings.Join(args, " "), string(want), string(got))
+		compareLLVM(t, llvm, strings.Join(args, " "), args, stdin, false)
 	}
 	// A hint without the .dSYM extension is refused with LLVM's warning.
 	_, stderr := runTool(t, []string{"--obj=" + bin, "--dsym-hint=" + bin, "0x100000560"}, "")

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -73,19 +72,6 @@ func TestParseArgs(t *testing.T) {
 	}
 }
 
-// inlinesWired reports whether the root package returns inline chains and
-// declaration lines yet: byte-for-byte comparisons that depend on them are
-// skipped until it does.
-func inlinesWired(t *testing.T) bool {
-	b, err := symbolize.Open(filepath.Join(fixtures, "c-gcc-O2-dwarf5"), &symbolize.Options{Inlines: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	frames, err := b.AppendFrames(nil, 0x1be0) // tree_size.constprop.0.isra.0, declared at parser.c:213
-	return err == nil && len(frames) > 0 && frames[0].StartLine != 0
-}
-
 // sampleInput returns request lines for a fixture: starts, interiors and
 // ends of some functions, data, bad lines and out-of-range addresses.
 func sampleInput(t *testing.T, path string) []string {
@@ -117,12 +103,24 @@ func runTool(t *testing.T, args []string, stdin string) ([]byte, string) {
 	return out.Bytes(), errb.String()
 }
 
-var declFields = regexp.MustCompile(`"StartFileName":"[^"]*","StartLine":[0-9]+`)
-
-// maskDecl hides the JSON declaration fields (DW_AT_decl_file/line), which
-// the root package returns only once its function index is wired in.
-func maskDecl(b []byte) []byte {
-	return declFields.ReplaceAll(b, []byte(`"StartFileName":?,"StartLine":?`))
+// compareLLVM runs llvm-symbolizer-14 and this tool with the same
+// arguments and standard input, and reports the first line where their
+// standard outputs differ (and their standard errors, with stderr set).
+func compareLLVM(t *testing.T, llvm, what string, args []string, stdin string, stderr bool) {
+	t.Helper()
+	cmd := exec.Command(llvm, args...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var wantErr bytes.Buffer
+	cmd.Stderr = &wantErr
+	want, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("llvm-symbolizer-14 %q: %v\n%s", args, err, wantErr.Bytes())
+	}
+	got, gotErr := runTool(t, args, stdin)
+	diffText(t, what, string(want), string(got))
+	if stderr {
+		diffText(t, what+" stderr", wantErr.String(), gotErr)
+	}
 }
 
 // TestAgainstLLVMSymbolizer runs llvm-symbolizer-14 and this tool with the
@@ -133,63 +131,36 @@ func TestAgainstLLVMSymbolizer(t *testing.T) {
 	if err != nil {
 		t.Skip("llvm-symbolizer-14 not installed")
 	}
-	wired := inlinesWired(t)
-	flagSets := []struct {
-		flags  string
-		inline bool // needs inline chains or declaration lines from the root package
-	}{
-		{"--no-inlines", false},
-		{"--no-inlines -a", false},
-		{"--no-inlines -a -p", false},
-		{"--no-inlines -p -s", false},
-		{"--no-inlines --relativenames -a", false},
-		{"--no-inlines -f=none -a -p", false},
-		{"--no-inlines --functions=short", true},
-		{"--no-inlines --no-demangle -a", false},
-		{"--no-inlines -demangle=false --adjust-vma=0x100 -a", false},
-		{"--no-inlines --output-style=GNU", true},
-		{"--no-inlines --output-style=GNU -a -p -s", true},
-		{"--no-inlines --output-style=JSON", false}, // declaration fields masked until wired
-		{"", true},
-		{"-i -a -p", true},
-		{"--output-style=GNU -a -p", true},
-		{"--output-style=JSON -C", true},
-		{"--output-style=JSON --relativenames", true},
+	flagSets := []string{
+		"--no-inlines",
+		"--no-inlines -a",
+		"--no-inlines -a -p",
+		"--no-inlines -p -s",
+		"--no-inlines --relativenames -a",
+		"--no-inlines -f=none -a -p",
+		"--no-inlines --functions=short",
+		"--no-inlines --no-demangle -a",
+		"--no-inlines -demangle=false --adjust-vma=0x100 -a",
+		"--no-inlines --output-style=GNU",
+		"--no-inlines --output-style=GNU -a -p -s",
+		"--no-inlines --output-style=JSON",
+		"",
+		"-i -a -p",
+		"--output-style=GNU -a -p",
+		"--output-style=JSON -C",
+		"--output-style=JSON --relativenames",
 	}
 	for _, fx := range []string{"c-gcc-O2-dwarf5", "cpp-gcc-O2", "c-clang14-O2-line-tables-only"} {
 		path := filepath.Join(fixtures, fx)
 		lines := sampleInput(t, path)
 		stdin := strings.Join(lines, "\n") + "\n"
 		for _, fs := range flagSets {
-			name := fx + "/" + strings.ReplaceAll(fs.flags, " ", "_")
+			name := fx + "/" + strings.ReplaceAll(fs, " ", "_")
 			t.Run(name, func(t *testing.T) {
-				if fs.inline && !wired {
-					t.Skip("needs inline chains from the root package (funcs.go placeholder)")
-				}
-				args := append([]string{"--obj=" + path}, strings.Fields(fs.flags)...)
-				cmd := exec.Command(llvm, args...)
-				cmd.Stdin = strings.NewReader(stdin)
-				want, err := cmd.Output()
-				if err != nil {
-					t.Fatal(err)
-				}
-				got, _ := runTool(t, args, stdin)
-				if !wired {
-					want, got = maskDecl(want), maskDecl(got)
-				}
-				diffText(t, "stdin", string(want), string(got))
-
+				args := append([]string{"--obj=" + path}, strings.Fields(fs)...)
+				compareLLVM(t, llvm, "stdin", args, stdin, false)
 				// A few addresses as arguments too (JSON: one array).
-				argAddrs := lines[:min(8, len(lines))]
-				want, err = exec.Command(llvm, append(args, argAddrs...)...).Output()
-				if err != nil {
-					t.Fatal(err)
-				}
-				got, _ = runTool(t, append(args, argAddrs...), "")
-				if !wired {
-					want, got = maskDecl(want), maskDecl(got)
-				}
-				diffText(t, "args", string(want), string(got))
+				compareLLVM(t, llvm, "args", append(args, lines[:min(8, len(lines))]...), "", false)
 			})
 		}
 	}
@@ -213,21 +184,7 @@ func TestModulesFromInput(t *testing.T) {
 	for _, flags := range []string{"--no-inlines", "--no-inlines -a -p", "--no-inlines --output-style=JSON",
 		"--output-style=GNU --no-inlines -a"} {
 		t.Run(strings.ReplaceAll(flags, " ", "_"), func(t *testing.T) {
-			args := strings.Fields(flags)
-			cmd := exec.Command(llvm, args...)
-			cmd.Stdin = strings.NewReader(stdin)
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			want, err := cmd.Output()
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, gotErr := runTool(t, args, stdin)
-			if !inlinesWired(t) {
-				want, got = maskDecl(want), maskDecl(got)
-			}
-			diffText(t, "stdout", string(want), string(got))
-			diffText(t, "stderr", stderr.String(), gotErr)
+			compareLLVM(t, llvm, "stdout", strings.Fields(flags), stdin, true)
 		})
 	}
 }
