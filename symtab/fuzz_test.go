@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"strings"
 	"testing"
 )
 
@@ -60,6 +61,33 @@ func FuzzReadELF(f *testing.F) {
 		}
 		for i := 0; i < tb.Len() && i < 4; i++ {
 			_ = Demangle(tb.At(i).Name, StyleLLVM)
+		}
+	})
+}
+
+// FuzzDemangle feeds arbitrary names to Demangle in both styles: nothing
+// may panic, the output stays within the 1 MiB cap (plus a clone suffix
+// taken from the input), and in the LLVM style a name that is not
+// Itanium (_Z, ___Z) or Rust v0 (_R) comes back unchanged. Seeds are the
+// pinned cases and the names the oracle tests use.
+func FuzzDemangle(f *testing.F) {
+	for _, c := range demangleCases {
+		f.Add(c.name)
+	}
+	for _, n := range handNames {
+		f.Add(n)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		for _, style := range []Style{StyleLLVM, StyleGNU} {
+			out := Demangle(name, style)
+			if len(out) > 1<<20+2*len(name)+64 {
+				t.Fatalf("style %d: %d bytes from a %d-byte name", style, len(out), len(name))
+			}
+		}
+		if !strings.HasPrefix(name, "_Z") && !strings.HasPrefix(name, "___Z") && !strings.HasPrefix(name, "_R") {
+			if out := Demangle(name, StyleLLVM); out != name {
+				t.Fatalf("Demangle(%q, StyleLLVM) = %q; want it unchanged", name, out)
+			}
 		}
 	})
 }
