@@ -13,7 +13,7 @@
 // Robustness: no input makes a parser panic, loop without bound or allocate
 // beyond a small multiple of its size. Malformed lines yield a *DecodeError
 // (package "slide", section naming the format, offset of the line's first
-// byte) wrapping one of the sentinels.
+// byte, or for .ips of the JSON syntax error) wrapping one of the sentinels.
 package slide
 
 import (
