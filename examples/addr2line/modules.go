@@ -17,7 +17,6 @@ import (
 type module struct {
 	bin *symbolize.Binary // nil when opening failed
 	err error             // why opening failed; reported with the first request only
-
 }
 
 // moduleCache opens each module once, like llvm-symbolizer's cache: a
@@ -127,15 +126,21 @@ func llvmMessage(name string, err error) string {
 	return err.Error()
 }
 
-func hasELFMagic(name string) bool {
+// magic returns the first four bytes of the file name; ok is false when
+// it cannot be read or is shorter.
+func magic(name string) (m [4]byte, ok bool) {
 	f, err := os.Open(name)
 	if err != nil {
-		return false
+		return m, false
 	}
 	defer f.Close()
-	var magic [4]byte
-	_, err = io.ReadFull(f, magic[:])
-	return err == nil && string(magic[:]) == elf.ELFMAG
+	_, err = io.ReadFull(f, m[:])
+	return m, err == nil
+}
+
+func hasELFMagic(name string) bool {
+	m, ok := magic(name)
+	return ok && string(m[:]) == elf.ELFMAG
 }
 
 // relative strips the compilation directory from file, for
@@ -172,14 +177,6 @@ func (s *session) fileName(compDir, file string) string {
 // isMachO reports whether name starts with a thin (either byte order) or
 // universal Mach-O magic number.
 func isMachO(name string) bool {
-	f, err := os.Open(name)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	var m [4]byte
-	if _, err := io.ReadFull(f, m[:]); err != nil {
-		return false
-	}
-	return macho.HasMagic(m[:])
+	m, ok := magic(name)
+	return ok && macho.HasMagic(m[:])
 }
