@@ -315,7 +315,7 @@ func newFile(data []byte, ra io.ReaderAt, size uint64, opts *Options) (*File, er
 		if err != nil {
 			return nil, err
 		}
-		sh := parseShdr(s0, is64, big)
+		sh, _ := parseShdr(s0, is64, big)
 		if shnum == 0 {
 			shnum = sh.FileSize
 		}
@@ -365,7 +365,7 @@ func newFile(data []byte, ra io.ReaderAt, size uint64, opts *Options) (*File, er
 	f.Sections = make([]*Section, shnum)
 	for i := range f.Sections {
 		s := &Section{f: f, Index: i, hdrOff: shoff + uint64(i)*shentsize}
-		s.setHeader(parseShdr(tab[uint64(i)*shentsize:], is64, big))
+		s.SectionHeader, s.nameOff = parseShdr(tab[uint64(i)*shentsize:], is64, big)
 		f.Sections[i] = s
 	}
 
@@ -410,14 +410,13 @@ func addrSize(is64 bool) int {
 }
 
 // parseShdr decodes one section header from b, which holds at least the
-// minimum header size for the class. Both classes order the fields alike;
-// only the word-sized ones (flags, address, offset, size, alignment,
-// entry size) widen.
-func parseShdr(b []byte, is64, big bool) header {
+// minimum header size for the class, and returns it with its sh_name.
+// Both classes order the fields alike; only the word-sized ones (flags,
+// address, offset, size, alignment, entry size) widen.
+func parseShdr(b []byte, is64, big bool) (h SectionHeader, nameOff uint32) {
 	r := buf.New(pkg, secShdrs, b, big)
 	w := addrSize(is64)
-	var h header
-	h.nameOff = r.U32()
+	nameOff = r.U32()
 	h.Type = elf.SectionType(r.U32())
 	h.Flags = elf.SectionFlag(r.Uint(w))
 	h.Addr = r.Uint(w)
@@ -427,7 +426,7 @@ func parseShdr(b []byte, is64, big bool) header {
 	h.Info = r.U32()
 	h.Addralign = r.Uint(w)
 	h.Entsize = r.Uint(w)
-	return h
+	return h, nameOff
 }
 
 // parsePhdr decodes one program header; the two classes order the fields

@@ -62,12 +62,6 @@ type SectionHeader struct {
 	Entsize   uint64
 }
 
-// header is SectionHeader plus the raw name offset.
-type header struct {
-	SectionHeader
-	nameOff uint32
-}
-
 // Section is one section of a File. Its exported fields never change after
 // open. Data and Prefix are safe for concurrent use: the first caller
 // decompresses (under a per-section mutex), later callers share the cached
@@ -97,11 +91,6 @@ type Section struct {
 	done    atomic.Bool
 	full    []byte // the whole data, once done
 	err     error  // sticky error, once done
-}
-
-func (s *Section) setHeader(h header) {
-	s.SectionHeader = h.SectionHeader
-	s.nameOff = h.nameOff
 }
 
 // init classifies the section's storage and, for compressed sections,
