@@ -285,8 +285,7 @@ func (t *Table) LookupRange(pc uint64) (row Row, end uint64, ok bool) {
 // lookup returns the index of the row covering pc and its sequence, or a
 // nil sequence.
 func (t *Table) lookup(pc uint64) (int, *Sequence) {
-	// upper_bound over the sequences by High, written as libstdc++ writes
-	// it so that even unsorted rows (hostile input) give LLVM's answer.
+	// upper_bound over the sequences by High (see upperBound).
 	lo, n := 0, len(t.seqs)
 	for n > 0 {
 		half := n >> 1
@@ -306,32 +305,31 @@ func (t *Table) lookup(pc uint64) (int, *Sequence) {
 	}
 	// upper_bound over rows [first+1, last-1) (excluding the end row),
 	// minus one.
-	first, n := int(s.first)+1, int(s.last-s.first)-2
+	first, last := int(s.first)+1, int(s.last)-1
 	if t.addrs != nil {
-		for n > 0 {
-			half := n >> 1
-			if pc < t.addrs[first+half] {
-				n = half
-			} else {
-				first += half + 1
-				n -= half + 1
-			}
-		}
-		return first - 1, s
+		return first + upperBound(t.addrs[first:last], pc) - 1, s
 	}
-	// Offsets from s.Low: every row is at most 4 GiB above it, so a pc
-	// further above compares as above all of them.
-	d := min(pc-s.Low, math.MaxUint32+1)
+	// Offsets from s.Low. pc-Low fits them: pc is below High, the end
+	// row's address, which is itself a compact offset from Low.
+	return first + upperBound(t.offs[first:last], uint32(pc-s.Low)) - 1, s
+}
+
+// upperBound returns the index of the first element of a greater than v
+// (len(a) if none): C++'s std::upper_bound, probing as libstdc++ does, so
+// that even a sequence whose rows are out of address order (hostile
+// input) gives LLVM's answer.
+func upperBound[T uint32 | uint64](a []T, v T) int {
+	lo, n := 0, len(a)
 	for n > 0 {
 		half := n >> 1
-		if d < uint64(t.offs[first+half]) {
+		if v < a[lo+half] {
 			n = half
 		} else {
-			first += half + 1
+			lo += half + 1
 			n -= half + 1
 		}
 	}
-	return first - 1, s
+	return lo
 }
 
 // Sequences yields the Table's sequences in increasing High order (which is
