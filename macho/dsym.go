@@ -44,10 +44,12 @@ func DSYMPath(binaryPath string) string {
 	return filepath.Join(binaryPath+".dSYM", "Contents", "Resources", "DWARF", filepath.Base(binaryPath))
 }
 
-// bundleDWARF turns a path to a .dSYM bundle into the DWARF file inside it;
+// BundleDWARF turns a path to a .dSYM bundle into the DWARF file inside it;
 // any other path is returned as is. A bundle's DWARF directory normally
-// holds one file named after the binary; failing that, the only file there.
-func bundleDWARF(p, binaryPath string) string {
+// holds one file named after the binary (binaryPath, when not empty);
+// failing that, the only file there; failing that, the file named after
+// the bundle. The result need not exist.
+func BundleDWARF(p, binaryPath string) string {
 	if !strings.HasSuffix(strings.TrimSuffix(p, "/"), ".dSYM") {
 		return p
 	}
@@ -111,12 +113,12 @@ func MatchDSYM(bin *File, dsymData []byte, path string) (*File, error) {
 // file itself, and must exist; otherwise DSYMPath(binaryPath) is tried and
 // its absence is not an error: (nil, "", nil). It returns the matching slice
 // and the path it was read from. Reading files happens in this file (here,
-// in FileHasMagic and in the bundle look-up) and nowhere else in the
+// in FileHasMagic and in BundleDWARF) and nowhere else in the
 // package; callers with other storage use MatchDSYM.
 func OpenDSYM(bin *File, binaryPath, explicit string) (*File, string, error) {
 	p := DSYMPath(binaryPath)
 	if explicit != "" {
-		p = bundleDWARF(explicit, binaryPath)
+		p = BundleDWARF(explicit, binaryPath)
 	}
 	data, err := os.ReadFile(p)
 	if err != nil {

@@ -497,3 +497,23 @@ func TestLibraryShortName(t *testing.T) {
 		}
 	}
 }
+
+func TestBundleDWARF(t *testing.T) {
+	dw := func(bundle, name string) string {
+		return filepath.Join(fixtureDir, bundle, "Contents", "Resources", "DWARF", name)
+	}
+	for _, c := range []struct{ p, bin, want string }{
+		{filepath.Join(fixtureDir, "main.arm64.dSYM"), "", dw("main.arm64.dSYM", "main.arm64")},
+		{filepath.Join(fixtureDir, "main.arm64.dSYM") + "/", "", dw("main.arm64.dSYM", "main.arm64")},
+		{filepath.Join(fixtureDir, "prog.fat.dSYM"), "elsewhere/prog.fat", dw("prog.fat.dSYM", "prog.fat")},
+		// Not a bundle: as is.
+		{filepath.Join(fixtureDir, "main.arm64"), "", filepath.Join(fixtureDir, "main.arm64")},
+		// A missing bundle: the file named after it, for the caller's
+		// open to report.
+		{filepath.Join(fixtureDir, "nope.dSYM"), "", dw("nope.dSYM", "nope")},
+	} {
+		if got := BundleDWARF(c.p, c.bin); got != c.want {
+			t.Errorf("BundleDWARF(%q, %q) = %q, want %q", c.p, c.bin, got, c.want)
+		}
+	}
+}

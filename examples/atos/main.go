@@ -38,6 +38,7 @@ import (
 	"strings"
 
 	"github.com/symbolize-go/symbolize"
+	"github.com/symbolize-go/symbolize/macho"
 )
 
 func main() {
@@ -194,15 +195,10 @@ type session struct {
 
 func newSession(cfg *config) (*session, error) {
 	path := cfg.obj
-	if st, err := os.Stat(path); err == nil && st.IsDir() && strings.HasSuffix(strings.TrimSuffix(path, "/"), ".dSYM") {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		// A dSYM bundle given as the image: its DWARF file, which also
 		// carries the symbol table and segment layout.
-		dir := filepath.Join(path, "Contents", "Resources", "DWARF")
-		ents, err := os.ReadDir(dir)
-		if err != nil || len(ents) != 1 {
-			return nil, fmt.Errorf("%s: expected one DWARF file in %s", path, dir)
-		}
-		path = filepath.Join(dir, ents[0].Name())
+		path = macho.BundleDWARF(path, "")
 	}
 	bin, err := symbolize.Open(path, &symbolize.Options{Inlines: true, Demangle: true, Arch: cfg.arch})
 	if err != nil {
