@@ -92,6 +92,7 @@ func walkAll(d *Data, n int) {
 	hs, _ := d.Headers()
 	for _, h := range hs {
 		d.UnitContaining(h.Offset)
+		d.UnitAt(h.Offset)
 		u, err := d.LoadUnit(h)
 		if err != nil {
 			continue
@@ -108,9 +109,17 @@ func walkAll(d *Data, n int) {
 				u.String(f.Val)
 				u.Addr(f.Val)
 				if r, ok := u.Ref(f.Val); ok {
+					var e2 Entry
 					if er2, err := u.EntriesAt(r); err == nil {
-						var e2 Entry
 						er2.Next(&e2)
+					}
+					if u.EntryAt(r, &e2) == nil {
+						// The skipping path, as package inline reads
+						// referenced DIEs.
+						it2 := u.Attrs(&e2)
+						for j := 0; j <= n && it2.Skip(); j++ {
+							it2.Peek()
+						}
 					}
 				}
 				if f.Attr == AttrRanges {
