@@ -1,7 +1,6 @@
 package inline
 
 import (
-	"io"
 	"testing"
 
 	"github.com/symbolize-go/symbolize/internal/dwinfo"
@@ -62,7 +61,7 @@ func FuzzChain(f *testing.F) {
 		var frames []Frame
 		for n := 0; n < 8; n++ {
 			var h dwinfo.Header
-			if err := ur.Next(&h); err == io.EOF || err != nil {
+			if err := ur.Next(&h); err != nil { // io.EOF or a bad header
 				return
 			}
 			u, err := d.LoadUnit(h)
