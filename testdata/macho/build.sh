@@ -19,11 +19,16 @@ export LC_ALL=C TZ=UTC
 MAP=("-ffile-prefix-map=$PWD=/symbolize/testdata/macho")
 CFLAGS="-g -O1 -fno-stack-protector -fno-ident"
 
-for arch in arm64 x86_64; do
-  case $arch in
+# target sets the clang triple and the ld64 -platform_version pair for $1.
+target() {
+  case $1 in
     arm64)  triple=arm64-apple-macos11;    ver="11.0 11.0" ;;
     x86_64) triple=x86_64-apple-macos10.15; ver="10.15 10.15" ;;
   esac
+}
+
+for arch in arm64 x86_64; do
+  target $arch
   clang-14 -target $triple $CFLAGS "${MAP[@]}" -c main.c -o main.$arch.o
   clang-14 -target $triple $CFLAGS "${MAP[@]}" -c lib.c -o lib.$arch.o
   touch -d @$STAMP main.$arch.o lib.$arch.o
@@ -59,10 +64,7 @@ clang-14 -target i386-apple-macos10.7 $CFLAGS "${MAP[@]}" -c lib.c -o lib.i386.o
 # for mangled names, linked against nothing but the stub libSystem.
 PCFLAGS="-g -O2 -fno-stack-protector -fno-ident"
 for arch in arm64 x86_64; do
-  case $arch in
-    arm64)  triple=arm64-apple-macos11;    ver="11.0 11.0" ;;
-    x86_64) triple=x86_64-apple-macos10.15; ver="10.15 10.15" ;;
-  esac
+  target $arch
   clang-14 -target $triple $PCFLAGS "${MAP[@]}" -c prog.c -o prog.$arch.o
   clang-14 -target $triple $PCFLAGS "${MAP[@]}" -fno-exceptions -fno-rtti -nostdinc++ -c shapes.cpp -o shapes.$arch.o
   touch -d @$STAMP prog.$arch.o shapes.$arch.o
