@@ -1,6 +1,7 @@
 package linetable
 
 import (
+	"cmp"
 	"io"
 	"iter"
 	"math"
@@ -226,15 +227,7 @@ decode:
 	}
 	// LLVM sorts with an unstable sort; a stable one makes ties (which only
 	// overlapping sequences produce) resolve to the first in the program.
-	slices.SortStableFunc(t.seqs, func(a, b Sequence) int {
-		switch {
-		case a.High < b.High:
-			return -1
-		case a.High > b.High:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(t.seqs, func(a, b Sequence) int { return cmp.Compare(a.High, b.High) })
 	t.h = r.h
 	// The Reader may append to its Files again after a Reset; the
 	// Table's must not share that array.
