@@ -78,6 +78,21 @@ func TestFixturesAgainstDebugElf(t *testing.T) {
 						t.Errorf("section %d: %q %v %#x; debug/elf %q %v %#x", i, s.Name, s.Type, s.Offset, es.Name, es.Type, es.Offset)
 						continue
 					}
+					// debug/elf gives a SHF_COMPRESSED section the alignment
+					// of its compression header, and a .zdebug one its
+					// uncompressed Size only once it has been opened (Data
+					// below checks that size through the bytes).
+					wantAlign, wantSize := s.Addralign, s.Size
+					if s.Compression == CompressZlib || s.Compression == CompressZstd {
+						wantAlign = es.Addralign
+					}
+					if s.Compression == CompressZdebug {
+						wantSize = es.Size
+					}
+					if s.Flags != es.Flags || s.Addr != es.Addr || s.FileSize != es.FileSize || s.Link != es.Link ||
+						s.Info != es.Info || s.Entsize != es.Entsize || wantAlign != es.Addralign || wantSize != es.Size {
+						t.Errorf("section %d %s: header %+v, Size %#x; debug/elf %+v", i, s.Name, s.SectionHeader, s.Size, es.SectionHeader)
+					}
 					if !s.HasData() {
 						continue
 					}
