@@ -10,8 +10,8 @@
 //
 //   - ELF symbol tables (.symtab, .dynsym), Elf32_Sym and Elf64_Sym in either
 //     byte order, with ReadELF or an ELFReader, into []Symbol;
-//   - any []Symbol (ELF today; Mach-O nlist entries can be converted to the
-//     same type) into a Table, with New.
+//   - any []Symbol (from ReadELF, or Mach-O nlist entries converted by the
+//     root package) into a Table, with New.
 //
 // Which symbols count and which of several aliases at one address wins
 // follow llvm-symbolizer 14 (SymbolizableObjectFile); see Eligible and New.

@@ -3,8 +3,9 @@ package symtab
 import "strconv"
 
 // Symbol is one symbol-table entry in a form common to object formats. ELF
-// entries come from ReadELF; a Mach-O decoder would fill the same fields
-// from nlist entries. Name aliases whatever string the decoder made it from.
+// entries come from ReadELF; the root package fills the same fields from
+// Mach-O nlist entries. Name aliases whatever string the decoder made it
+// from.
 type Symbol struct {
 	Name    string
 	Addr    uint64 // st_value; for ARM functions with the Thumb bit cleared
