@@ -13,7 +13,8 @@
 // and otherwise returns an *[IdentityError] naming both identities.
 //
 // Opening is cheap: it reads the ELF header, the section and program
-// header tables and the section-name string table, and nothing else.
+// header tables, the section-name string table and the few bytes of each
+// compressed section's header (for its size), and nothing else.
 // Sections decompress lazily on first use, and only as far as asked
 // ([Section.Prefix]); the result is cached.
 //
