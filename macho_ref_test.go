@@ -154,7 +154,7 @@ func sampleMachOAddrs(t *testing.T, fx machoFixture) []uint64 {
 	var code [][2]uint64
 	for _, seg := range f.Segments {
 		for _, s := range seg.Sections {
-			if s.Flags&0x80000400 != 0 && s.Size > 0 {
+			if s.Flags&(macho.AttrPureInstructions|macho.AttrSomeInstructions) != 0 && s.Size > 0 {
 				code = append(code, [2]uint64{s.Addr, s.Addr + s.Size})
 			}
 		}

@@ -13,12 +13,6 @@ import (
 	"github.com/symbolize-go/symbolize/symtab"
 )
 
-// Section attribute bits [mach-o/loader.h]: a section holding code.
-const (
-	sectAttrPureInstructions = 0x80000000 // S_ATTR_PURE_INSTRUCTIONS
-	sectAttrSomeInstructions = 0x00000400 // S_ATTR_SOME_INSTRUCTIONS
-)
-
 // isMachO reports whether the file at path starts with a thin or universal
 // Mach-O magic number, in either byte order for thin images.
 func isMachO(path string) bool { return macho.FileHasMagic(path) }
@@ -143,7 +137,7 @@ func (m *machoSource) symbols() ([]symtab.Symbol, error) {
 			continue
 		}
 		kind := symtab.KindFunc
-		if sec.Flags&sectAttrPureInstructions == 0 {
+		if sec.Flags&macho.AttrPureInstructions == 0 {
 			kind = symtab.KindObject
 		}
 		bind := symtab.BindLocal
@@ -222,7 +216,7 @@ func (m *machoSource) codeRanges() [][2]uint64 {
 	var r [][2]uint64
 	for _, seg := range m.bin.Segments {
 		for _, s := range seg.Sections {
-			if s.Flags&(sectAttrPureInstructions|sectAttrSomeInstructions) != 0 && s.Size > 0 && !s.ZeroFill() {
+			if s.Flags&(macho.AttrPureInstructions|macho.AttrSomeInstructions) != 0 && s.Size > 0 && !s.ZeroFill() {
 				r = append(r, [2]uint64{s.Addr, s.Addr + s.Size})
 			}
 		}

@@ -66,6 +66,13 @@ const (
 	sThreadZeroFill = 0x12 // S_THREAD_LOCAL_ZEROFILL
 )
 
+// Section attribute bits (the high bits of Section.Flags) that mark code
+// [mach-o/loader.h].
+const (
+	AttrPureInstructions uint32 = 0x80000000 // S_ATTR_PURE_INSTRUCTIONS: only machine instructions
+	AttrSomeInstructions uint32 = 0x00000400 // S_ATTR_SOME_INSTRUCTIONS: some machine instructions
+)
+
 // ZeroFill reports whether the section has no file contents (__bss,
 // __common, thread-local zero-fill).
 func (s *Section) ZeroFill() bool {

@@ -158,7 +158,7 @@ func codeAddrs(t *testing.T, path, arch string) ([]uint64, uint64) {
 	var out []uint64
 	for _, seg := range f.Segments {
 		for _, s := range seg.Sections {
-			if s.Flags&0x80000000 != 0 {
+			if s.Flags&macho.AttrPureInstructions != 0 {
 				for a := s.Addr; a < s.Addr+s.Size+8; a += 3 {
 					out = append(out, a)
 				}
