@@ -8,19 +8,8 @@
 # -overlay), so the profiled binary is the real one. Profiles land in
 # $WORK/prof; open them with `go tool pprof -http=: $WORK/addr2line-prof FILE`.
 set -euo pipefail
-
-set_name=${1:-mid}
-case $set_name in mid | rgw | all) ;; *)
-	echo "usage: $0 [mid|rgw|all]" >&2
-	exit 2
-	;;
-esac
-WORK=${WORK:-/tmp/symbolize-bench}
-CACHE=${CACHE:-$HOME/.cache/symbolize-bench}
-N_MID=${N_MID:-200000}
-N_RGW=${N_RGW:-10000}
+source "$(dirname "$0")/common.sh"
 TOP=${TOP:-25}
-REPO=$(cd "$(dirname "$0")/.." && pwd)
 P=$WORK/prof
 mkdir -p "$P/overlay"
 cd "$REPO"
@@ -73,14 +62,11 @@ if [[ $set_name == mid || $set_name == all ]]; then
 	profile go-noinl "$WORK/go.addrs" --obj="$WORK/go" --functions --no-inlines
 fi
 if [[ $set_name == rgw || $set_name == all ]]; then
-	ROOT=$CACHE/root
-	LIB=$ROOT/usr/lib/x86_64-linux-gnu/libradosgw.so.2
 	[[ -e $LIB ]] || {
 		echo "$0: run bench/run.sh rgw first to fetch $LIB" >&2
 		exit 1
 	}
-	BID=$(llvm-readelf-14 -n "$LIB" | awk '/Build ID/ {print $3}')
-	DBG=$ROOT/usr/lib/debug/.build-id/${BID:0:2}/${BID:2}.debug
+	DBG=$(rgw_debug)
 	"$BT" sample -n 1 -seed 1 "$LIB" "$DBG" >"$WORK/rgw1.addrs"
 	"$BT" sample -n "$N_RGW" -seed 1 "$LIB" "$DBG" >"$WORK/rgw.addrs"
 	profile rgw-cold-noinl "$WORK/rgw1.addrs" --obj="$LIB" --functions --no-inlines --debug-file-directory="$ROOT/usr/lib/debug"

@@ -10,19 +10,8 @@
 # ~/.cache/symbolize-bench), N_MID (default 200000), N_RGW (default 10000),
 # EU=0 (leave eu-addr2line out: it takes about 6 minutes on rgw-10k-inl).
 set -euo pipefail
-
-set_name=${1:-mid}
-case $set_name in mid | rgw | all) ;; *)
-	echo "usage: $0 [mid|rgw|all]" >&2
-	exit 2
-	;;
-esac
+source "$(dirname "$0")/common.sh"
 REPS=${REPS:-3}
-WORK=${WORK:-/tmp/symbolize-bench}
-CACHE=${CACHE:-$HOME/.cache/symbolize-bench}
-N_MID=${N_MID:-200000}
-N_RGW=${N_RGW:-10000}
-REPO=$(cd "$(dirname "$0")/.." && pwd)
 
 for t in /usr/bin/time llvm-symbolizer-14 addr2line eu-addr2line go; do
 	command -v "$t" >/dev/null || {
@@ -65,15 +54,12 @@ if [[ $set_name == mid || $set_name == all ]]; then
 fi
 
 if [[ $set_name == rgw || $set_name == all ]]; then
-	ROOT=$CACHE/root
-	LIB=$ROOT/usr/lib/x86_64-linux-gnu/libradosgw.so.2
 	if [[ ! -e $LIB ]]; then
 		mkdir -p "$CACHE" "$ROOT"
 		(cd "$CACHE" && apt-get download radosgw radosgw-dbg)
 		for d in "$CACHE"/radosgw*.deb; do dpkg -x "$d" "$ROOT"; done
 	fi
-	BID=$(llvm-readelf-14 -n "$LIB" | awk '/Build ID/ {print $3}')
-	DBG=$ROOT/usr/lib/debug/.build-id/${BID:0:2}/${BID:2}.debug
+	DBG=$(rgw_debug)
 	[[ -f $DBG ]] || {
 		echo "$0: no debug file $DBG" >&2
 		exit 1
@@ -95,12 +81,11 @@ if [[ $set_name == rgw || $set_name == all ]]; then
 	add_case "rgw-$((N_RGW / 1000))k-inl" inl "$LIB" "$ROOT/usr/lib/debug" "$GNU/libradosgw.so.2" "$WORK/rgw.addrs"
 fi
 
-# tools MODE prints the tools run in that mode.
+# tools MODE prints the tools run in that mode: eu-addr2line only with
+# inlines, and not with EU=0.
 tools() {
 	if [[ $1 == inl && ${EU:-1} != 0 ]]; then
 		echo ours llvm-symbolizer gnu-addr2line eu-addr2line
-	elif [[ $1 == inl ]]; then
-		echo ours llvm-symbolizer gnu-addr2line
 	else
 		echo ours llvm-symbolizer gnu-addr2line
 	fi

@@ -1,0 +1,26 @@
+# Sourced by run.sh and profile.sh: the case set from the first argument,
+# the environment defaults both scripts share (see bench/README.md) and
+# where the rgw case's files live.
+
+set_name=${1:-mid}
+case $set_name in mid | rgw | all) ;; *)
+	echo "usage: $0 [mid|rgw|all]" >&2
+	exit 2
+	;;
+esac
+WORK=${WORK:-/tmp/symbolize-bench}
+CACHE=${CACHE:-$HOME/.cache/symbolize-bench}
+N_MID=${N_MID:-200000}
+N_RGW=${N_RGW:-10000}
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+
+# libradosgw and its packages' files, unpacked under ROOT by run.sh.
+ROOT=$CACHE/root
+LIB=$ROOT/usr/lib/x86_64-linux-gnu/libradosgw.so.2
+
+# rgw_debug prints the path of LIB's separate debug file, by build ID.
+rgw_debug() {
+	local bid
+	bid=$(llvm-readelf-14 -n "$LIB" | awk '/Build ID/ {print $3}')
+	printf '%s\n' "$ROOT/usr/lib/debug/.build-id/${bid:0:2}/${bid:2}.debug"
+}
