@@ -17,6 +17,7 @@
 package slide
 
 import (
+	"cmp"
 	"slices"
 	"sort"
 
@@ -83,7 +84,7 @@ type Index struct {
 // crash-report lists with only base addresses still partition the space.
 func NewIndex(mods []Module) *Index {
 	x := &Index{mods: slices.Clone(mods)}
-	sort.SliceStable(x.mods, func(i, j int) bool { return x.mods[i].Start < x.mods[j].Start })
+	slices.SortStableFunc(x.mods, func(a, b Module) int { return cmp.Compare(a.Start, b.Start) })
 	for i := range x.mods {
 		if x.mods[i].End != 0 {
 			continue
