@@ -95,13 +95,13 @@ func (r *ELFReader) Next(s *Symbol) error {
 		return r.r.Err()
 	}
 	var name uint32
-	var info, other uint8
+	var info uint8
 	var shndx uint16
 	var value, size uint64
 	if r.opts.Class64 { // Elf64_Sym
 		name = r.r.U32()
 		info = r.r.U8()
-		other = r.r.U8()
+		r.r.U8() // st_other (visibility) does not affect lookups
 		shndx = r.r.U16()
 		value = r.r.U64()
 		size = r.r.U64()
@@ -110,10 +110,9 @@ func (r *ELFReader) Next(s *Symbol) error {
 		value = uint64(r.r.U32())
 		size = uint64(r.r.U32())
 		info = r.r.U8()
-		other = r.r.U8()
+		r.r.U8() // st_other
 		shndx = r.r.U16()
 	}
-	_ = other // st_other (visibility) does not affect lookups
 	n, ok := r.name(name)
 	if !ok {
 		if uint64(name) < uint64(len(r.strs)) {
