@@ -15,9 +15,9 @@ const maxNotes = 1 << 16
 const ntGNUBuildID = 3
 
 // BuildID returns the GNU build ID, the descriptor of the NT_GNU_BUILD_ID
-// note [GNU ld --build-id], and whether the file has one. It looks in
-// SHT_NOTE sections first, then in PT_NOTE segments (a stripped file may
-// have lost its section headers). The result aliases the file's data when
+// note [GNU ld --build-id], and whether the file has one. It looks in the
+// SHT_NOTE sections, or, in a file without section headers (stripped of
+// them), in the PT_NOTE segments. The result aliases the file's data when
 // the file is mapped. Cost: a walk of the note sections.
 func (f *File) BuildID() ([]byte, bool, error) {
 	var firstErr error
