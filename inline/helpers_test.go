@@ -3,14 +3,11 @@ package inline
 import (
 	"debug/elf"
 	"encoding/binary"
-	"io"
-	"os"
-	"path/filepath"
 	"sort"
-	"strings"
 	"testing"
 
 	"github.com/symbolize-go/symbolize/internal/dwinfo"
+	"github.com/symbolize-go/symbolize/internal/dwinfo/dwinfotest"
 	"github.com/symbolize-go/symbolize/linetable"
 )
 
@@ -36,41 +33,28 @@ type unitIx struct {
 
 func openObject(t testing.TB, path string) (*object, bool) {
 	t.Helper()
-	f, err := elf.Open(path)
+	e, ok, err := dwinfotest.Open(path)
 	if err != nil {
+		t.Fatal(err)
+	}
+	if !ok {
 		return nil, false
 	}
-	t.Cleanup(func() { f.Close() })
-	o := &object{path: path, f: f, units: map[uint64]*unitIx{}, tabs: map[uint64]*linetable.Table{}}
-	raw, _ := os.ReadFile(path)
-	get := func(name string) []byte {
-		s := f.Section(name)
-		if s == nil || s.Type == elf.SHT_NOBITS {
-			return nil
-		}
-		if s.Flags&elf.SHF_COMPRESSED != 0 && s.Offset+4 <= uint64(len(raw)) &&
-			f.ByteOrder.Uint32(raw[s.Offset:]) == uint32(elf.COMPRESS_ZSTD) {
-			o.zstd = true
-		}
-		b, err := io.ReadAll(s.Open())
-		if err != nil {
-			t.Fatalf("%s: %s: %v", path, name, err)
-		}
-		return b
-	}
+	t.Cleanup(func() { e.File.Close() })
+	o := &object{path: path, f: e.File, zstd: e.Zstd, units: map[uint64]*unitIx{}, tabs: map[uint64]*linetable.Table{}}
 	o.secs = dwinfo.Sections{
-		Info:       get(".debug_info"),
-		Abbrev:     get(".debug_abbrev"),
-		Str:        get(".debug_str"),
-		LineStr:    get(".debug_line_str"),
-		StrOffsets: get(".debug_str_offsets"),
-		Addr:       get(".debug_addr"),
-		Ranges:     get(".debug_ranges"),
-		Rnglists:   get(".debug_rnglists"),
-		Aranges:    get(".debug_aranges"),
-		BigEndian:  f.ByteOrder == binary.BigEndian,
+		Info:       e.Section(".debug_info"),
+		Abbrev:     e.Section(".debug_abbrev"),
+		Str:        e.Section(".debug_str"),
+		LineStr:    e.Section(".debug_line_str"),
+		StrOffsets: e.Section(".debug_str_offsets"),
+		Addr:       e.Section(".debug_addr"),
+		Ranges:     e.Section(".debug_ranges"),
+		Rnglists:   e.Section(".debug_rnglists"),
+		Aranges:    e.Section(".debug_aranges"),
+		BigEndian:  e.File.ByteOrder == binary.BigEndian,
 	}
-	o.line = get(".debug_line")
+	o.line = e.Section(".debug_line")
 	if o.secs.Info == nil {
 		return nil, false
 	}
@@ -137,17 +121,7 @@ func (o *object) chain(t testing.TB, dst []Frame, pc uint64) []Frame {
 // (colon-separated).
 func fixtures(t testing.TB) []string {
 	t.Helper()
-	var out []string
-	filepath.WalkDir("../testdata/elf", func(p string, d os.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() {
-			out = append(out, p)
-		}
-		return nil
-	})
-	if x := os.Getenv("INLINE_EXTRA"); x != "" {
-		out = append(out, strings.Split(x, ":")...)
-	}
-	sort.Strings(out)
+	out := dwinfotest.Fixtures("../testdata/elf", "INLINE_EXTRA")
 	if len(out) == 0 {
 		t.Skip("no fixtures under testdata/elf")
 	}

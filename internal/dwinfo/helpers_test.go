@@ -3,11 +3,10 @@ package dwinfo
 import (
 	"debug/dwarf"
 	"debug/elf"
-	"io"
-	"os"
-	"path/filepath"
-	"strings"
+	"encoding/binary"
 	"testing"
+
+	"github.com/symbolize-go/symbolize/internal/dwinfo/dwinfotest"
 )
 
 // fixtures returns the ELF files the differential tests run over: every
@@ -23,53 +22,33 @@ func fixtures(t testing.TB) []string {
 }
 
 // fixturePaths lists the fixtures, possibly none.
-func fixturePaths() []string {
-	var out []string
-	filepath.WalkDir("../../testdata/elf", func(p string, d os.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() {
-			out = append(out, p)
-		}
-		return nil
-	})
-	if x := os.Getenv("DWINFO_EXTRA"); x != "" {
-		out = append(out, strings.Split(x, ":")...)
-	}
-	return out
-}
+func fixturePaths() []string { return dwinfotest.Fixtures("../../testdata/elf", "DWINFO_EXTRA") }
 
 // loadELF reads the DWARF sections of an ELF file (decompressing
 // SHF_COMPRESSED ones) and reports whether it has .debug_info.
 func loadELF(t testing.TB, path string) (Sections, *elf.File, bool) {
 	t.Helper()
-	f, err := elf.Open(path)
+	e, ok, err := dwinfotest.Open(path)
 	if err != nil {
+		t.Fatal(err)
+	}
+	if !ok {
 		return Sections{}, nil, false
 	}
-	t.Cleanup(func() { f.Close() })
-	get := func(name string) []byte {
-		s := f.Section(name)
-		if s == nil || s.Type == elf.SHT_NOBITS {
-			return nil
-		}
-		b, err := io.ReadAll(s.Open())
-		if err != nil {
-			t.Fatalf("%s: %s: %v", path, name, err)
-		}
-		return b
-	}
+	t.Cleanup(func() { e.File.Close() })
 	s := Sections{
-		Info:       get(".debug_info"),
-		Abbrev:     get(".debug_abbrev"),
-		Str:        get(".debug_str"),
-		LineStr:    get(".debug_line_str"),
-		StrOffsets: get(".debug_str_offsets"),
-		Addr:       get(".debug_addr"),
-		Ranges:     get(".debug_ranges"),
-		Rnglists:   get(".debug_rnglists"),
-		Aranges:    get(".debug_aranges"),
-		BigEndian:  f.ByteOrder.String() == "BigEndian",
+		Info:       e.Section(".debug_info"),
+		Abbrev:     e.Section(".debug_abbrev"),
+		Str:        e.Section(".debug_str"),
+		LineStr:    e.Section(".debug_line_str"),
+		StrOffsets: e.Section(".debug_str_offsets"),
+		Addr:       e.Section(".debug_addr"),
+		Ranges:     e.Section(".debug_ranges"),
+		Rnglists:   e.Section(".debug_rnglists"),
+		Aranges:    e.Section(".debug_aranges"),
+		BigEndian:  e.File.ByteOrder == binary.BigEndian,
 	}
-	return s, f, s.Info != nil
+	return s, e.File, s.Info != nil
 }
 
 // loadDWARF is loadELF for the differential tests: it returns the file
