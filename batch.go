@@ -159,18 +159,8 @@ func newWindow(index int, in []uint64) *window {
 // emit yields the window's answers in the order of its input.
 func (w *window) emit(base int, yield func(int, []Frame, error) bool) bool {
 	for i, k := range w.pos {
-		c := w.chunks[int(k)/batchChunk]
-		j := int(k) % batchChunk
-		start := 0
-		if j > 0 {
-			start = c.ends[j-1]
-		}
-		end := c.ends[j]
-		var err error
-		if c.errs != nil {
-			err = c.errs[j]
-		}
-		if !yield(base+i, c.frames[start:end:end], err) {
+		frames, err := w.chunks[int(k)/batchChunk].answer(int(k) % batchChunk)
+		if !yield(base+i, frames, err) {
 			return false
 		}
 	}
@@ -258,17 +248,26 @@ func (c *chunkResult) fill(b *Binary, pcs []uint64) {
 	}
 }
 
-func (c *chunkResult) emit(base int, yield func(int, []Frame, error) bool) bool {
+// answer returns the frames and error of the chunk's i-th address.
+func (c *chunkResult) answer(i int) ([]Frame, error) {
 	start := 0
-	for i, end := range c.ends {
-		var err error
-		if c.errs != nil {
-			err = c.errs[i]
-		}
-		if !yield(base+i, c.frames[start:end:end], err) {
+	if i > 0 {
+		start = c.ends[i-1]
+	}
+	end := c.ends[i]
+	var err error
+	if c.errs != nil {
+		err = c.errs[i]
+	}
+	return c.frames[start:end:end], err
+}
+
+func (c *chunkResult) emit(base int, yield func(int, []Frame, error) bool) bool {
+	for i := range c.ends {
+		frames, err := c.answer(i)
+		if !yield(base+i, frames, err) {
 			return false
 		}
-		start = end
 	}
 	return true
 }
