@@ -37,6 +37,8 @@ const (
 	SourceFunctionStarts               // a function-starts entry alone (Mach-O)
 )
 
+// String returns the source's name as messages print it ("DWARF", "symbol
+// table", ...).
 func (s Source) String() string {
 	switch s {
 	case SourceDWARF:

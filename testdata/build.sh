@@ -101,7 +101,8 @@ cc() {
 	META[$name]="$ver	$tool ${flags[*]} ${srcs[*]} -lm"
 }
 
-# derive NAME FROM WHAT CMD...: records a fixture made by a binutils command.
+# derive NAME FROM WHAT: records the MANIFEST row of a fixture that a binutils
+# command (WHAT) made from FROM.
 derive() {
 	local name=$1 from=$2 what=$3
 	META[$name]="$BINUTILS_VER	$what (from $from)"
