@@ -87,9 +87,10 @@ func Units(data []byte, opts *Options) iter.Seq2[uint64, error] {
 // Files and allocates nothing for them; parseTables with dry unset then
 // decodes them later without new errors. (A dry run that meets
 // DW_FORM_strx* names decodes the tables at once, so that the caller's
-// resolver runs once per name; deferred then is false.) Rows need nothing from the
-// tables, and their slices and names were most of the cost of a header
-// (cmd/go: about 6.4 KB and 7 allocations per header, against 3 when dry).
+// resolver runs once per name; deferred then is false.) Rows need nothing
+// from the tables, and their slices and names were most of the cost of a
+// header (cmd/go: about 6.4 KB and 7 allocations per header, against 3 when
+// dry).
 //
 // The directory and file tables are read with the reader limited to the
 // header_length the header declares: a table that would run past it is an
