@@ -158,8 +158,8 @@ func TestNextRowsOperands(t *testing.T) {
 		if r == nil {
 			t.Fatal(err)
 		}
-		if want := 2*len(lines) + len(pcs) + len(files) + 1; len(rows) != want-btoi(cut) {
-			t.Fatalf("cut %v: %d rows, want %d (%v)", cut, len(rows), want-btoi(cut), err)
+		if want := 2*len(lines) + len(pcs) + len(files) + 1; len(rows) != want-int(b2u(cut)) {
+			t.Fatalf("cut %v: %d rows, want %d (%v)", cut, len(rows), want-int(b2u(cut)), err)
 		}
 		line := int64(1)
 		for i, d := range lines {
@@ -174,11 +174,4 @@ func TestNextRowsOperands(t *testing.T) {
 		}
 		checkNextRows(t, out.Line, out.Offset, out.Options(), rows, err)
 	}
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
