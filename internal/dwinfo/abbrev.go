@@ -134,9 +134,6 @@ func (t *AbbrevTable) Lookup(code uint64) (*Abbrev, bool) {
 	return nil, false
 }
 
-// Len returns the number of declarations.
-func (t *AbbrevTable) Len() int { return len(t.list) }
-
 // Abbrevs returns the abbreviation table at .debug_abbrev offset off,
 // parsing it on first use and caching it (with its error) by offset.
 func (d *Data) Abbrevs(off uint64) (*AbbrevTable, error) {
