@@ -12,7 +12,6 @@ import (
 // and hangs are not.
 func exercise(f *File) {
 	f.Symbols()
-	f.DebugMap()
 	f.FunctionStartAddrs(nil)
 	f.DWARF(".debug_line")
 	f.TextAddr()
