@@ -1,9 +1,6 @@
 package buf
 
-import (
-	"bytes"
-	"math"
-)
+import "bytes"
 
 // Reader reads little- or big-endian values from a section. It is a small
 // value type: copy it to fork a cursor. Positions are absolute offsets into
@@ -315,7 +312,7 @@ func (r *Reader) CString() []byte {
 // data (a string section such as .debug_str), aliasing it, and whether one
 // was there.
 func CStringAt(data []byte, off uint64) ([]byte, bool) {
-	if off >= uint64(len(data)) || off > math.MaxInt {
+	if off >= uint64(len(data)) {
 		return nil, false
 	}
 	if i := bytes.IndexByte(data[off:], 0); i >= 0 {
