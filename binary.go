@@ -111,15 +111,33 @@ type dwarfState struct {
 	warns     *warnList
 }
 
+// The sections loadDWARF reads, as indexes into dwarfSections.
+const (
+	secInfo = iota
+	secAbbrev
+	secStr
+	secLineStr
+	secStrOffsets
+	secAddr
+	secRanges
+	secRnglists
+	secAranges
+	secLine
+)
+
+var dwarfSections = [...]string{
+	secInfo: ".debug_info", secAbbrev: ".debug_abbrev", secStr: ".debug_str", secLineStr: ".debug_line_str",
+	secStrOffsets: ".debug_str_offsets", secAddr: ".debug_addr", secRanges: ".debug_ranges",
+	secRnglists: ".debug_rnglists", secAranges: ".debug_aranges", secLine: ".debug_line",
+}
+
 // loadDWARF decompresses the sections symbolication needs, both cores at a
 // time, and builds the address index's first tier. pc is the first address
 // looked up: while the other sections inflate, the unit that covers it (by
 // .debug_aranges) is made available too.
 func (b *Binary) loadDWARF(pc uint64) (*dwarfState, error) {
 	b.dwarfOnce.Do(func() {
-		names := [...]string{".debug_info", ".debug_abbrev", ".debug_str", ".debug_line_str",
-			".debug_str_offsets", ".debug_addr", ".debug_ranges", ".debug_rnglists",
-			".debug_aranges", ".debug_line"}
+		names := &dwarfSections
 		var out [len(names)][]byte
 		var errs [len(names)]error
 		// .debug_info and .debug_line, when compressed, are inflated
@@ -128,7 +146,7 @@ func (b *Binary) loadDWARF(pc uint64) (*dwarfState, error) {
 		// in parallel.
 		var lazy [len(names)]*buf.Lazy
 		ls, _ := b.src.(lazySource)
-		for _, i := range []int{0, 9} {
+		for _, i := range []int{secInfo, secLine} {
 			if ls != nil {
 				if fetch, size, ok := ls.lazySection(names[i]); ok {
 					lazy[i] = buf.NewLazy(nil, size, fetch)
@@ -136,12 +154,13 @@ func (b *Binary) loadDWARF(pc uint64) (*dwarfState, error) {
 			}
 		}
 		var wg sync.WaitGroup
-		if lazy[0] != nil {
+		if lazy[secInfo] != nil {
 			// The aranges are small: read them first to find pc's unit
 			// and inflate .debug_info through it alongside the rest.
-			out[8], errs[8] = b.src.dwarfSection(names[8])
-			if off, _, _, ok := dwinfo.NewIndex(dwinfo.New(dwinfo.Sections{Aranges: out[8]}, nil)).LookupRange(pc); ok && errs[8] == nil {
-				wg.Go(func() { lazy[0].Unit(off) })
+			out[secAranges], errs[secAranges] = b.src.dwarfSection(names[secAranges])
+			aranges := dwinfo.New(dwinfo.Sections{Aranges: out[secAranges]}, nil)
+			if off, _, _, ok := dwinfo.NewIndex(aranges).LookupRange(pc); ok && errs[secAranges] == nil {
+				wg.Go(func() { lazy[secInfo].Unit(off) })
 			}
 		}
 		for i, name := range names {
@@ -157,7 +176,7 @@ func (b *Binary) loadDWARF(pc uint64) (*dwarfState, error) {
 				return
 			}
 		}
-		for _, i := range []int{0, 9} {
+		for _, i := range []int{secInfo, secLine} {
 			if lazy[i] == nil {
 				if out[i] == nil {
 					return // no DWARF: the symbol table answers alone
@@ -167,15 +186,16 @@ func (b *Binary) loadDWARF(pc uint64) (*dwarfState, error) {
 		}
 		big := b.src.bigEndian()
 		secs := dwinfo.Sections{
-			Info: out[0], Abbrev: out[1], Str: out[2], LineStr: out[3], StrOffsets: out[4],
-			Addr: out[5], Ranges: out[6], Rnglists: out[7], Aranges: out[8], BigEndian: big,
+			Info: out[secInfo], Abbrev: out[secAbbrev], Str: out[secStr], LineStr: out[secLineStr],
+			StrOffsets: out[secStrOffsets], Addr: out[secAddr], Ranges: out[secRanges],
+			Rnglists: out[secRnglists], Aranges: out[secAranges], BigEndian: big,
 		}
-		if lazy[0].Fetch != nil {
-			secs.InfoPrefix, secs.InfoSize = lazy[0].Fetch, lazy[0].Size
+		if lazy[secInfo].Fetch != nil {
+			secs.InfoPrefix, secs.InfoSize = lazy[secInfo].Fetch, lazy[secInfo].Size
 		}
 		d := dwinfo.New(secs, nil)
-		b.dwarf = &dwarfState{data: d, index: dwinfo.NewIndex(d), line: lazy[9], info: lazy[0],
-			lineStr: out[3], str: out[2], big: big, warns: &b.warns}
+		b.dwarf = &dwarfState{data: d, index: dwinfo.NewIndex(d), line: lazy[secLine], info: lazy[secInfo],
+			lineStr: out[secLineStr], str: out[secStr], big: big, warns: &b.warns}
 	})
 	return b.dwarf, b.dwarfErr
 }
