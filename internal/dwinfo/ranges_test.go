@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/symbolize-go/symbolize/internal/dw"
+	"github.com/symbolize-go/symbolize/internal/dwinfo/dwinfotest"
 )
 
 // TestRangesMatchDebugDwarf compares every DW_AT_ranges list (v4
@@ -240,6 +241,66 @@ func TestRnglistxMatchesDebugDwarf(t *testing.T) {
 				}
 			}
 			t.Logf("%d rnglistx", n)
+		})
+	}
+}
+
+var lookupCURE = regexp.MustCompile(`(?m)^0x([0-9a-f]+): Compile Unit:`)
+
+// TestIndexMatchesLLVM asks llvm-dwarfdump-14 --lookup, which finds the
+// unit through the same DWARFDebugAranges that llvm-symbolizer uses, for
+// the unit at both ends of every index range and just past it (a dozen
+// probes per fixture: one process each).
+func TestIndexMatchesLLVM(t *testing.T) {
+	tool, err := exec.LookPath("llvm-dwarfdump-14")
+	if err != nil {
+		t.Skip("llvm-dwarfdump-14 not installed")
+	}
+	for _, path := range fixtures(t) {
+		t.Run(path, func(t *testing.T) {
+			secs, _, ok := loadELF(t, path)
+			if !ok {
+				t.Skip("no .debug_info")
+			}
+			if e, _, _ := dwinfotest.Open(path); e != nil {
+				e.File.Close()
+				if e.Zstd {
+					t.Skip("zstd-compressed sections: LLVM 14 cannot read them")
+				}
+			}
+			ix := NewIndex(New(secs, nil))
+			ix.BuildAll()
+			var pcs []uint64
+			for _, r := range append(slices.Clone(ix.aranges), ix.units...) {
+				pcs = append(pcs, r.lo, r.hi-1, r.hi)
+			}
+			if step := len(pcs)/12 + 1; step > 1 {
+				var thin []uint64
+				for i := 0; i < len(pcs); i += step {
+					thin = append(thin, pcs[i])
+				}
+				pcs = thin
+			}
+			for _, pc := range pcs {
+				if pc == 0 {
+					continue // --lookup=0 means no lookup: it dumps everything
+				}
+				// It exits 1 when no unit covers pc.
+				out, err := exec.Command(tool, "--lookup="+strconv.FormatUint(pc, 10), path).Output()
+				if _, exit := err.(*exec.ExitError); err != nil && !exit {
+					t.Fatalf("llvm-dwarfdump: %v", err)
+				}
+				var want uint64
+				m := lookupCURE.FindSubmatch(out)
+				if m != nil {
+					want, _ = strconv.ParseUint(string(m[1]), 16, 64)
+				}
+				got, gok := ix.Lookup(pc)
+				if got != want || gok != (m != nil) {
+					t.Errorf("Lookup(%#x) = %#x, %v; llvm-dwarfdump %#x, %v", pc, got, gok, want, m != nil)
+				}
+			}
+			t.Logf("%d probes", len(pcs))
 		})
 	}
 }
