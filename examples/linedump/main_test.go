@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -177,13 +179,11 @@ func firstDiff(got, want string) string {
 	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
 	for i := 0; i < len(g) && i < len(w); i++ {
 		if g[i] != w[i] {
-			return "line " + itoa(i+1) + ":\n ours:   " + g[i] + "\n theirs: " + w[i]
+			return "line " + strconv.Itoa(i+1) + ":\n ours:   " + g[i] + "\n theirs: " + w[i]
 		}
 	}
-	return "lengths differ: ours " + itoa(len(g)) + " lines, theirs " + itoa(len(w))
+	return "lengths differ: ours " + strconv.Itoa(len(g)) + " lines, theirs " + strconv.Itoa(len(w))
 }
-
-func itoa(i int) string { return string(appendField(nil, uint64(i), 10, 0, ' ')) }
 
 // TestFatWithoutArch checks that a universal file without -arch dumps every
 // slice, each after a "FILE(ARCH):" line, in file order.
@@ -215,5 +215,62 @@ func TestFatWithoutArch(t *testing.T) {
 	w = bufio.NewWriter(&buf)
 	if err := dumpFile(w, "../../testdata/macho/main.x86_64.o", "arm64", false, false); err != nil || w.Buffered() != 0 {
 		t.Errorf("thin file of another arch: err %v, %d bytes", err, w.Buffered())
+	}
+}
+
+// TestStatsMatchesDwarfdump checks -stats against llvm-dwarfdump-14
+// --debug-line on the ELF fixtures (zstd-compressed ones excepted, as in
+// TestMatchesDwarfdump): units are its debug_line[] headings, rows its row
+// lines, sequences its end_sequence rows, and bytes the sum of each
+// unit's total_length and the initial length field itself.
+func TestStatsMatchesDwarfdump(t *testing.T) {
+	tool, err := exec.LookPath("llvm-dwarfdump-14")
+	if err != nil {
+		t.Skip("llvm-dwarfdump-14 not installed")
+	}
+	lengthRE := regexp.MustCompile(`^\s*total_length: 0x([0-9a-f]+)$`)
+	paths, _ := filepath.Glob("../../testdata/elf/*")
+	n := 0
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() || strings.Contains(p, "zstd") {
+			continue
+		}
+		var buf bytes.Buffer
+		w := bufio.NewWriter(&buf)
+		if err := dump(w, p, true, false); err != nil {
+			continue // no .debug_line
+		}
+		w.Flush()
+		out, err := exec.Command(tool, "--debug-line", p).Output()
+		if err != nil {
+			t.Fatalf("%s %s: %v", tool, p, err)
+		}
+		var units, seqs, rows, size uint64
+		for _, l := range strings.Split(string(out), "\n") {
+			switch {
+			case strings.HasPrefix(l, "debug_line["):
+				units++
+			case strings.HasPrefix(l, "0x"):
+				rows++
+				if strings.HasSuffix(l, " end_sequence") {
+					seqs++
+				}
+			case strings.TrimSpace(l) == "format: DWARF64":
+				size += 8 // the 8-byte length after the 0xffffffff escape
+			}
+			if m := lengthRE.FindStringSubmatch(l); m != nil {
+				v, _ := strconv.ParseUint(m[1], 16, 64)
+				size += v + 4
+			}
+		}
+		want := "units " + strconv.FormatUint(units, 10) + " sequences " + strconv.FormatUint(seqs, 10) +
+			" rows " + strconv.FormatUint(rows, 10) + " bytes " + strconv.FormatUint(size, 10) + "\n"
+		if got := buf.String(); got != want {
+			t.Errorf("%s: -stats %q, llvm-dwarfdump %q", p, got, want)
+		}
+		n++
+	}
+	if n == 0 {
+		t.Skip("no fixtures")
 	}
 }
