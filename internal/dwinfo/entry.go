@@ -180,23 +180,32 @@ type EntryReader struct {
 	depth int // depth of the next DIE
 }
 
-// Entries returns a reader positioned at the unit DIE.
-func (u *Unit) Entries() EntryReader {
+// infoReader returns a reader of the unit's bytes, positioned at off.
+func (u *Unit) infoReader(off uint64) buf.Reader {
 	r := u.d.reader(secInfo, u.info)
-	r.Seek(u.DIEOffset)
+	r.Seek(off)
 	r.SetLimit(u.End)
-	return EntryReader{u: u, r: r}
+	return r
 }
+
+// checkDIE reports an error unless off lies within the unit's DIEs.
+func (u *Unit) checkDIE(off uint64) error {
+	if off < u.DIEOffset || off >= u.End {
+		return buf.Errorf(pkg, secInfo, off, ErrFormat, "offset outside unit at %#x..%#x", u.DIEOffset, u.End)
+	}
+	return nil
+}
+
+// Entries returns a reader positioned at the unit DIE.
+func (u *Unit) Entries() EntryReader { return EntryReader{u: u, r: u.infoReader(u.DIEOffset)} }
 
 // EntriesAt returns a reader positioned at the DIE at absolute offset off,
 // which must lie within the unit's DIEs; depths count from that DIE (0).
 func (u *Unit) EntriesAt(off uint64) (EntryReader, error) {
-	if off < u.DIEOffset || off >= u.End {
-		return EntryReader{}, buf.Errorf(pkg, secInfo, off, ErrFormat, "offset outside unit at %#x..%#x", u.DIEOffset, u.End)
+	if err := u.checkDIE(off); err != nil {
+		return EntryReader{}, err
 	}
-	er := u.Entries()
-	er.r.Seek(off)
-	return er, nil
+	return EntryReader{u: u, r: u.infoReader(off)}, nil
 }
 
 // EntryAt fills e with the DIE at absolute offset off, which must lie
@@ -204,12 +213,10 @@ func (u *Unit) EntriesAt(off uint64) (EntryReader, error) {
 // Attrs); its Depth is 0 and Sibling unknown (0). A null entry at off, or
 // an abbreviation code the unit's table lacks, is an error.
 func (u *Unit) EntryAt(off uint64, e *Entry) error {
-	if off < u.DIEOffset || off >= u.End {
-		return buf.Errorf(pkg, secInfo, off, ErrFormat, "offset outside unit at %#x..%#x", u.DIEOffset, u.End)
+	if err := u.checkDIE(off); err != nil {
+		return err
 	}
-	r := u.d.reader(secInfo, u.info)
-	r.Seek(off)
-	r.SetLimit(u.End)
+	r := u.infoReader(off)
 	code := r.ULEB()
 	if err := r.Err(); err != nil {
 		return err
@@ -411,6 +418,8 @@ type AttrReader struct {
 
 // Attrs returns an iterator over e's attributes.
 func (u *Unit) Attrs(e *Entry) AttrReader {
+	// Not infoReader: this runs once per DIE decoded, and that call is
+	// not inlined.
 	r := u.d.reader(secInfo, u.info)
 	r.Seek(e.attrOff)
 	r.SetLimit(u.End)
