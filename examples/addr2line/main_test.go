@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"debug/elf"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os/exec"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/symbolize-go/symbolize"
 )
@@ -292,4 +294,41 @@ func TestJSONString(t *testing.T) {
 	if want := `"a\"b\\c\td\u0001é` + "\uFFFD" + `<>&"`; out.String() != want {
 		t.Errorf("got %s, want %s", out.String(), want)
 	}
+}
+
+// FuzzParseRequest feeds arbitrary request lines, with and without --obj:
+// nothing may panic, and the request keeps its text and --obj's module.
+func FuzzParseRequest(f *testing.F) {
+	for _, l := range []string{"0x1be0", "  0x1be0  junk", "07340", "0b101", "CODE 0x10", "DATA 0x10",
+		"FRAME 0x10", `DATA "a b" 0x10`, `'a b' 0x10`, `'a b 0x10`, "bin 0x10", "18446744073709551615", ""} {
+		f.Add(l, "")
+		f.Add(l, "m")
+	}
+	f.Fuzz(func(t *testing.T, line, obj string) {
+		r := parseRequest(line, obj)
+		if r.text != line || (obj != "" && r.module != obj) {
+			t.Errorf("parseRequest(%q, %q) = %+v", line, obj, r)
+		}
+	})
+}
+
+// FuzzJSONString checks jsonString against encoding/json: the output is
+// valid JSON and, for valid UTF-8, decodes to the input.
+func FuzzJSONString(f *testing.F) {
+	for _, s := range []string{"", "main", "a\"b\\c\td\x01é\xff<>&", "\x7f\u2028", "file.c\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, str string) {
+		var out bytes.Buffer
+		s := newSession(&config{}, &out, io.Discard)
+		s.jsonString(str)
+		s.out.Flush()
+		var back string
+		if err := json.Unmarshal(out.Bytes(), &back); err != nil {
+			t.Fatalf("jsonString(%q) = %s: %v", str, out.Bytes(), err)
+		}
+		if utf8.ValidString(str) && back != str {
+			t.Errorf("jsonString(%q) = %s, decodes to %q", str, out.Bytes(), back)
+		}
+	})
 }
