@@ -15,8 +15,8 @@ const (
 )
 
 // newBuf returns the section reader every decoder in this package uses.
-func newBuf(data []byte, opts *Options) buf.Reader {
-	return buf.New(pkgName, sectionName, data, opts.BigEndian)
+func newBuf(data []byte, bigEndian bool) buf.Reader {
+	return buf.New(pkgName, sectionName, data, bigEndian)
 }
 
 var zeroOptions Options
@@ -51,7 +51,7 @@ func unitBounds(b *buf.Reader, off uint64) (start, end uint64, dwarf64 bool, err
 // the section is an ErrTruncated *DecodeError. opts supplies the byte order
 // (nil means little-endian).
 func NextUnit(data []byte, off uint64, opts *Options) (next uint64, err error) {
-	b := newBuf(data, optsOrZero(opts))
+	b := newBuf(data, optsOrZero(opts).BigEndian)
 	_, end, _, err := unitBounds(&b, off)
 	return end, err
 }
@@ -62,7 +62,7 @@ func NextUnit(data []byte, off uint64, opts *Options) (next uint64, err error) {
 // a unit's header. opts supplies the byte order (nil means little-endian).
 func Units(data []byte, opts *Options) iter.Seq2[uint64, error] {
 	return func(yield func(uint64, error) bool) {
-		b := newBuf(data, optsOrZero(opts))
+		b := newBuf(data, optsOrZero(opts).BigEndian)
 		for off := uint64(0); off < uint64(len(data)); {
 			_, end, _, err := unitBounds(&b, off)
 			if err != nil {

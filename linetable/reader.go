@@ -95,7 +95,7 @@ func (r *Reader) init(data []byte, off uint64, opts *Options) error {
 }
 
 func (r *Reader) initLazy(data []byte, off uint64, opts *Options, lazy bool) error {
-	r.b = newBuf(data, opts)
+	r.b = newBuf(data, opts.BigEndian)
 	tabOff, deferred, err := parseHeader(&r.h, &r.b, off, opts, lazy)
 	if err != nil {
 		return err
@@ -180,7 +180,7 @@ func (r *Reader) tables() {
 		return
 	}
 	r.lazy = false
-	b := buf.New(pkgName, sectionName, r.b.Data(), r.b.BigEndian())
+	b := newBuf(r.b.Data(), r.b.BigEndian())
 	b.SetLimit(r.h.ProgramOffset)
 	b.Seek(r.tabOff)
 	parseTables(&r.h, &b, &r.opts, false)
@@ -195,8 +195,8 @@ func (r *Reader) Offset() uint64 { return uint64(r.off) }
 // the files DW_LNE_define_file added.
 func (r *Reader) Reset() {
 	if r.b.Err() != nil {
-		// The sticky error is the only way to clear a buf.Reader's error.
-		r.b = buf.New(pkgName, sectionName, r.b.Data(), r.b.BigEndian())
+		// A buf.Reader's error is sticky: only a new one is clear of it.
+		r.b = newBuf(r.b.Data(), r.b.BigEndian())
 		r.b.SetLimit(r.h.EndOffset)
 	}
 	r.b.Seek(r.h.ProgramOffset)
