@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"debug/elf"
 	"errors"
 	"flag"
@@ -72,10 +73,11 @@ func functions(name string, dyn bool) ([]fn, error) {
 		return nil, err
 	}
 	defer f.Close()
-	syms, err := f.Symbols()
+	read := f.Symbols
 	if dyn {
-		syms, err = f.DynamicSymbols()
+		read = f.DynamicSymbols
 	}
+	syms, err := read()
 	if errors.Is(err, elf.ErrNoSymbols) {
 		return nil, nil
 	}
@@ -94,15 +96,7 @@ func functions(name string, dyn bool) ([]fn, error) {
 		fns = append(fns, fn{s.Value, s.Size})
 	}
 	// Aliases (several names, one body) would weigh a function twice.
-	slices.SortFunc(fns, func(a, b fn) int {
-		if a.addr != b.addr {
-			if a.addr < b.addr {
-				return -1
-			}
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(fns, func(a, b fn) int { return cmp.Compare(a.addr, b.addr) })
 	fns = slices.CompactFunc(fns, func(a, b fn) bool { return a.addr == b.addr })
 	return fns, nil
 }
