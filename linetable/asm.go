@@ -155,7 +155,9 @@ type Assembler struct {
 	strx         []string
 	strxAt       map[string]uint64
 
-	scratch *dwasm.Builder // candidate encodings in WriteRows
+	// Candidate encodings in WriteRows: a row's (scratch), and within
+	// one, the opcodes that append it (sub). See shortest.
+	scratch, sub *dwasm.Builder
 }
 
 // NewAssembler returns an Assembler that has written the header h: every
@@ -185,6 +187,7 @@ func NewAssembler(h *Header, opts *AsmOptions) (*Assembler, error) {
 	a.strAt = map[string]uint64{}
 	a.strxAt = map[string]uint64{}
 	a.scratch = dwasm.New(a.opts.BigEndian)
+	a.sub = dwasm.New(a.opts.BigEndian)
 	if err := a.writeHeader(); err != nil {
 		return nil, err
 	}
@@ -695,7 +698,6 @@ func (a *Assembler) writeRow(s *regs, r *Row, first bool) error {
 	if !first && (r.Address < s.addr || r.Address == s.addr && uint64(r.OpIndex) < s.op) {
 		return fmt.Errorf("address %#x op_index %d before the previous row's %#x op_index %d", r.Address, r.OpIndex, s.addr, s.op)
 	}
-	b := a.b
 	need := func(op Opcode, what string) error {
 		if !a.has(op) {
 			return fmt.Errorf("%s needs standard opcode %d, opcode_base is %d", what, op, a.h.OpcodeBase)
@@ -756,37 +758,45 @@ func (a *Assembler) writeRow(s *regs, r *Row, first bool) error {
 
 	// Then the address, line and the row itself, trying every
 	// combination this encoder knows and keeping the shortest.
-	best := []byte(nil)
-	try := func(plan func(*Assembler) bool) {
-		saved := a.b
-		a.scratch.Truncate(0)
-		a.b = a.scratch
-		ok := plan(a)
-		a.b = saved
-		if ok && (best == nil || a.scratch.Len() < len(best)) {
-			best = append(best[:0], a.scratch.Bytes()...)
-		}
-	}
 	target := regs{addr: r.Address, op: uint64(r.OpIndex), line: uint64(r.Line)}
 	lineDelta := int64(r.Line) - int64(s.line)
 	moves := a.addressMoves(s, &target)
 	if first && a.opts.SetAddressFirst {
 		moves = moves[len(moves)-1:] // set_address is always last
 	}
-	for _, m := range moves {
-		try(func(a *Assembler) bool {
-			if !m.prefix(a) {
-				return false
-			}
-			return a.finishRow(m.residual, lineDelta, r.EndSequence)
-		})
+	plans := make([]func() bool, len(moves))
+	for i, m := range moves {
+		plans[i] = func() bool {
+			return m.prefix(a) && a.finishRow(m.residual, lineDelta, r.EndSequence)
+		}
 	}
-	if best == nil {
+	if !a.shortest(a.scratch, plans...) {
 		return errors.New("no opcode sequence reaches the row's address and line")
 	}
-	b.Raw(best)
 	s.addr, s.op, s.line = r.Address, uint64(r.OpIndex), uint64(r.Line)
 	return nil
+}
+
+// shortest runs each plan with the output redirected to scratch, then
+// writes the shortest output among the plans that succeeded, and reports
+// whether any did. scratch must not be in use by an enclosing shortest.
+func (a *Assembler) shortest(scratch *dwasm.Builder, plans ...func() bool) bool {
+	var best []byte
+	saved := a.b
+	for _, plan := range plans {
+		scratch.Truncate(0)
+		a.b = scratch
+		ok := plan()
+		a.b = saved
+		if ok && (best == nil || scratch.Len() < len(best)) {
+			best = append(best[:0], scratch.Bytes()...)
+		}
+	}
+	if best == nil {
+		return false
+	}
+	a.b.Raw(best)
+	return true
 }
 
 // move is one way to bring the address registers to a row's: the opcodes
@@ -875,61 +885,45 @@ func (a *Assembler) finishRow(residual uint64, lineDelta int64, end bool) bool {
 		a.b.U8(op)
 		return true
 	}
-	// Two or more bytes from here; try the variants in a nested scratch
-	// and keep the shortest.
-	var best []byte
-	sub := dwasm.New(a.opts.BigEndian)
-	saved := a.b
-	try := func(plan func() bool) {
-		sub.Truncate(0)
-		a.b = sub
-		ok := plan()
-		a.b = saved
-		if ok && (best == nil || sub.Len() < len(best)) {
-			best = append(best[:0], sub.Bytes()...)
-		}
-	}
-	// Line by advance_line, advance by the special.
-	try(func() bool {
-		op, ok := a.special(residual, 0)
-		if !ok || !a.has(OpAdvanceLine) {
-			return false
-		}
-		a.AdvanceLine(lineDelta)
-		a.b.U8(op)
-		return true
-	})
-	// Advance by advance_pc, line by the special, advance_line or neither.
-	try(func() bool {
-		if residual > 0 {
-			if !a.has(OpAdvancePC) {
-				return false
-			}
-			a.AdvancePC(residual)
-		}
-		if op, ok := a.special(0, lineDelta); ok {
-			a.b.U8(op)
-			return true
-		}
-		if lineDelta != 0 {
-			if !a.has(OpAdvanceLine) {
+	// Two or more bytes from here: try the variants in the nested
+	// scratch and keep the shortest.
+	return a.shortest(a.sub,
+		// Line by advance_line, advance by the special.
+		func() bool {
+			op, ok := a.special(residual, 0)
+			if !ok || !a.has(OpAdvanceLine) {
 				return false
 			}
 			a.AdvanceLine(lineDelta)
-		}
-		if a.has(OpCopy) {
-			a.Copy()
-			return true
-		}
-		op, ok := a.special(0, 0)
-		if ok {
 			a.b.U8(op)
-		}
-		return ok
-	})
-	if best == nil {
-		return false
-	}
-	a.b.Raw(best)
-	return true
+			return true
+		},
+		// Advance by advance_pc, line by the special, advance_line or neither.
+		func() bool {
+			if residual > 0 {
+				if !a.has(OpAdvancePC) {
+					return false
+				}
+				a.AdvancePC(residual)
+			}
+			if op, ok := a.special(0, lineDelta); ok {
+				a.b.U8(op)
+				return true
+			}
+			if lineDelta != 0 {
+				if !a.has(OpAdvanceLine) {
+					return false
+				}
+				a.AdvanceLine(lineDelta)
+			}
+			if a.has(OpCopy) {
+				a.Copy()
+				return true
+			}
+			op, ok := a.special(0, 0)
+			if ok {
+				a.b.U8(op)
+			}
+			return ok
+		})
 }
