@@ -99,7 +99,7 @@ func (b *Binary) Close() error {
 type dwarfState struct {
 	data    *dwinfo.Data
 	index   *dwinfo.Index
-	line    *buf.Lazy
+	line    *buf.Lazy // nil without .debug_line
 	info    *buf.Lazy // the same bytes dwinfo reads (both fetch from one cache)
 	lineStr []byte
 	str     []byte
@@ -177,13 +177,15 @@ func (b *Binary) loadDWARF(pc uint64) (*dwarfState, error) {
 			}
 		}
 		for _, i := range []int{secInfo, secLine} {
-			if lazy[i] == nil {
-				if out[i] == nil {
-					return // no DWARF: the symbol table answers alone
-				}
+			if lazy[i] == nil && out[i] != nil {
 				lazy[i] = buf.NewLazy(out[i], 0, nil)
 			}
 		}
+		if lazy[secInfo] == nil {
+			return // no DWARF: the symbol table answers alone
+		}
+		// Without .debug_line (stripped of it alone) the DIEs still name
+		// the inline chain and its call sites, as in llvm-symbolizer.
 		big := b.src.bigEndian()
 		secs := dwinfo.Sections{
 			Info: out[secInfo], Abbrev: out[secAbbrev], Str: out[secStr], LineStr: out[secLineStr],
@@ -269,7 +271,7 @@ func (s *dwarfState) loadLines(us *unitState, off uint64) error {
 	}
 	us.unit = u
 	us.compDir = string(u.Root.CompDir)
-	if !u.Root.HasStmt {
+	if !u.Root.HasStmt || s.line == nil {
 		return nil
 	}
 	opts := &linetable.Options{

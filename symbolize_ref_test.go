@@ -388,3 +388,35 @@ func sortedCounts(m map[string]int) string {
 	}
 	return strings.TrimSpace(b.String())
 }
+
+// TestReferenceNoLineTable compares with llvm-symbolizer-14 on fixtures
+// whose .debug_line is renamed away (as if stripped of it alone): the DIEs
+// still give the inline chain, its call lines and declaration lines.
+func TestReferenceNoLineTable(t *testing.T) {
+	llvm, err := exec.LookPath("llvm-symbolizer-14")
+	if err != nil {
+		t.Skip("llvm-symbolizer-14 not installed")
+	}
+	for _, name := range []string{"c-gcc-O2-dwarf5", "cpp-gcc-O2", "c-clang14-O2-dwarf5"} {
+		t.Run(name, func(t *testing.T) {
+			data, err := os.ReadFile("testdata/elf/" + name)
+			if err != nil {
+				t.Skip(err)
+			}
+			// The section header string table names it once.
+			from, to := []byte("\x00.debug_line\x00"), []byte("\x00.xdebug_lin\x00")
+			if bytes.Count(data, from) != 1 {
+				t.Fatalf("%q appears %d times", from, bytes.Count(data, from))
+			}
+			path := filepath.Join(t.TempDir(), name+"-noline")
+			if err := os.WriteFile(path, bytes.Replace(data, from, to, 1), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			eachInlineMode(t, sampleAddrs(t, path), func(t *testing.T, addrs []uint64, inlines bool, mode string) {
+				ref := runLLVM(t, llvm, path, addrs, inlines)
+				got := runOurs(t, path, addrs, inlines)
+				compareRef(t, name+"-noline "+mode, addrs, ref, got)
+			})
+		})
+	}
+}
