@@ -123,10 +123,26 @@ func decodeUnit(t *testing.T, data []byte, off uint64, opts *Options) {
 	if tab.Len() > len(rows) {
 		t.Fatalf("table has %d rows, stream %d", tab.Len(), len(rows))
 	}
+	kept := 0
 	for s := range tab.Sequences() {
 		if s.Low >= s.High {
 			t.Fatalf("sequence %#x-%#x kept", s.Low, s.High)
 		}
+		var first, last Row
+		n := 0
+		for r := range tab.Rows(s) {
+			if n == 0 {
+				first = r
+			}
+			last, n = r, n+1
+		}
+		if n < 2 || first.Address != s.Low || !last.EndSequence || last.Address != s.High {
+			t.Fatalf("sequence %#x-%#x: %d rows from %+v to %+v", s.Low, s.High, n, first, last)
+		}
+		kept += n
+	}
+	if kept != tab.Len() {
+		t.Fatalf("sequences hold %d rows, Len %d", kept, tab.Len())
 	}
 	for i, r := range rows {
 		if i > 256 {
@@ -136,6 +152,9 @@ func decodeUnit(t *testing.T, data []byte, off uint64, opts *Options) {
 			got, ok := tab.Lookup(pc)
 			if ok && got.EndSequence {
 				t.Fatalf("Lookup(%#x) returned an end_sequence row", pc)
+			}
+			if got2, _, ok2 := tab.LookupRange(pc); got2 != got || ok2 != ok {
+				t.Fatalf("Lookup(%#x) = %+v %v, LookupRange %+v %v", pc, got, ok, got2, ok2)
 			}
 		}
 	}
