@@ -133,8 +133,9 @@ type Options struct {
 	// str_offsets_base); nil makes such names empty.
 	StrX func(index uint64) (string, error)
 	// AddressSize is the target's address size for versions 2-4, whose
-	// headers lack it (the compilation unit's header has it). 0 means:
-	// take it from each DW_LNE_set_address operand's length.
+	// headers lack it (the compilation unit's header has it); it is only
+	// reported as Header.AddressSize. Decoding does not use it: like LLVM,
+	// DW_LNE_set_address reads an address of its operand's length.
 	AddressSize uint8
 	// MaxNameBytes caps the bytes of directory and file names that one
 	// DWARF 5 header may copy out of LineStr and Str, so that a small
