@@ -1,0 +1,115 @@
+package buf
+
+import (
+	"bytes"
+	"errors"
+	"slices"
+	"sync"
+	"testing"
+)
+
+// lazySection is a DWARF32 unit of 10 bytes after its length at 0, then a
+// DWARF64 unit of 20 at 14: 46 bytes.
+func lazySection() []byte {
+	var b []byte
+	b = append(b, 10, 0, 0, 0)
+	b = append(b, bytes.Repeat([]byte{0xaa}, 10)...)
+	b = append(b, 0xff, 0xff, 0xff, 0xff, 20, 0, 0, 0, 0, 0, 0, 0)
+	return append(b, bytes.Repeat([]byte{0xbb}, 20)...)
+}
+
+// TestLazyUnit checks that Unit fetches a unit's initial length and then
+// exactly the bytes it covers, front to back, and never more than Size.
+func TestLazyUnit(t *testing.T) {
+	full := lazySection()
+	var asked []uint64
+	l := NewLazy(nil, uint64(len(full)), func(n uint64) ([]byte, error) {
+		asked = append(asked, n)
+		return full[:n], nil
+	})
+	b, err := l.Unit(0)
+	if err != nil || len(b) < 14 || !bytes.Equal(b, full[:len(b)]) {
+		t.Fatalf("Unit(0) = %d bytes, %v", len(b), err)
+	}
+	if b, err = l.Unit(14); err != nil || len(b) != len(full) {
+		t.Fatalf("Unit(14) = %d bytes, %v", len(b), err)
+	}
+	if want := []uint64{12, 14, 26, 46}; !slices.Equal(asked, want) {
+		t.Errorf("fetched %v, want %v", asked, want)
+	}
+	// Everything is here: no more fetches, even past the end.
+	if b, err := l.UpTo(1000); err != nil || len(b) != len(full) || len(asked) != 4 {
+		t.Errorf("UpTo(1000) = %d bytes, %v, after %d fetches", len(b), err, len(asked))
+	}
+}
+
+// TestLazyPlain: a nil Fetch makes a Lazy a plain slice.
+func TestLazyPlain(t *testing.T) {
+	full := lazySection()
+	l := NewLazy(full, 999, nil)
+	if l.Size != uint64(len(full)) {
+		t.Errorf("Size %d, want %d", l.Size, len(full))
+	}
+	if b, err := l.Unit(14); err != nil || len(b) != len(full) {
+		t.Errorf("Unit(14) = %d bytes, %v", len(b), err)
+	}
+}
+
+// TestLazyBadUnit: a unit whose length runs past Size, or an offset past
+// the data, is left to the decoder (the available bytes, no error); a
+// fetch error comes back with the bytes fetched before it.
+func TestLazyBadUnit(t *testing.T) {
+	full := lazySection()
+	full[0] = 200 // unit 0 now claims 200 bytes of 46
+	var asked []uint64
+	l := NewLazy(nil, uint64(len(full)), func(n uint64) ([]byte, error) {
+		asked = append(asked, n)
+		return full[:n], nil
+	})
+	if b, err := l.Unit(0); err != nil || len(b) != 12 || !slices.Equal(asked, []uint64{12}) {
+		t.Errorf("Unit(0) = %d bytes, %v, after fetching %v", len(b), err, asked)
+	}
+	if b, err := l.Unit(100); err != nil || len(b) != len(full) || !slices.Equal(asked, []uint64{12, 46}) {
+		t.Errorf("Unit(100) = %d bytes, %v, after fetching %v", len(b), err, asked)
+	}
+
+	boom := errors.New("boom")
+	calls := 0
+	l = NewLazy(nil, uint64(len(full)), func(n uint64) ([]byte, error) {
+		if calls++; calls > 1 {
+			return nil, boom
+		}
+		return full[:n], nil
+	})
+	if b, err := l.UpTo(4); err != nil || len(b) != 4 {
+		t.Fatalf("UpTo(4) = %d bytes, %v", len(b), err)
+	}
+	if b, err := l.UpTo(20); !errors.Is(err, boom) || len(b) != 4 {
+		t.Errorf("UpTo(20) after a failing fetch = %d bytes, %v", len(b), err)
+	}
+}
+
+// TestLazyConcurrent: readers that need more at once fetch it once.
+func TestLazyConcurrent(t *testing.T) {
+	full := lazySection()
+	var mu sync.Mutex
+	fetches := 0
+	l := NewLazy(nil, uint64(len(full)), func(n uint64) ([]byte, error) {
+		mu.Lock()
+		fetches++
+		mu.Unlock()
+		return full, nil // more than asked, as an inflater may return
+	})
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			if b, err := l.UpTo(30); err != nil || len(b) != len(full) {
+				t.Errorf("UpTo(30) = %d bytes, %v", len(b), err)
+			}
+		})
+	}
+	wg.Wait()
+	if fetches != 1 {
+		t.Errorf("%d fetches, want 1", fetches)
+	}
+}
