@@ -307,14 +307,16 @@ type warnList struct {
 	list []error
 }
 
-func (s *dwarfState) warn(err error) {
-	w := s.warns
+// add records a warning, keeping at most maxWarnings.
+func (w *warnList) add(err error) {
 	w.mu.Lock()
 	if len(w.list) < maxWarnings {
 		w.list = append(w.list, err)
 	}
 	w.mu.Unlock()
 }
+
+func (s *dwarfState) warn(err error) { s.warns.add(err) }
 
 // symbols returns the module's symbol table, built on first use.
 func (b *Binary) symbols() (*symtab.Table, error) {

@@ -13,10 +13,6 @@ import (
 	"github.com/symbolize-go/symbolize/symtab"
 )
 
-// isMachO reports whether the file at path starts with a thin or universal
-// Mach-O magic number, in either byte order for thin images.
-func isMachO(path string) bool { return macho.FileHasMagic(path) }
-
 // openMachO opens a thin or universal Mach-O file, selects Options.Arch,
 // and pairs it with its dSYM (Options.DSYM, else the bundle beside it)
 // unless Options.NoDebugFile. A dSYM whose UUID differs from the image's is
@@ -308,13 +304,4 @@ func (b *Binary) functionStart(pc uint64) (start uint64, name string, ok bool) {
 		return 0, "", false
 	}
 	return m.functionStarts(b.code, &b.warns).lookup(pc)
-}
-
-// add records a warning, keeping at most maxWarnings.
-func (w *warnList) add(err error) {
-	w.mu.Lock()
-	if len(w.list) < maxWarnings {
-		w.list = append(w.list, err)
-	}
-	w.mu.Unlock()
 }

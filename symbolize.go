@@ -8,6 +8,7 @@ import (
 
 	"github.com/symbolize-go/symbolize/elfx"
 	"github.com/symbolize-go/symbolize/internal/buf"
+	"github.com/symbolize-go/symbolize/macho"
 )
 
 // DecodeError says which section and offset held bad input. It is the same
@@ -169,7 +170,7 @@ func Open(path string, opts *Options) (*Binary, error) {
 	if opts != nil {
 		o = *opts
 	}
-	if isMachO(path) {
+	if macho.FileHasMagic(path) {
 		return openMachO(path, o)
 	}
 	ctx := o.Context

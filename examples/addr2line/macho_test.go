@@ -27,7 +27,7 @@ func machoInput(t *testing.T, path, arch string) string {
 	var b strings.Builder
 	for _, seg := range f.Segments {
 		for _, s := range seg.Sections {
-			if s.Flags&0x80000000 != 0 {
+			if s.Flags&macho.AttrPureInstructions != 0 {
 				for a := s.Addr; a < s.Addr+s.Size+4; a += 3 {
 					fmt.Fprintf(&b, "0x%x\n", a)
 				}

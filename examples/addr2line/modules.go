@@ -37,7 +37,7 @@ func (c *moduleCache) get(name string) (*module, error) {
 	}
 	m := &module{}
 	path, arch := splitArch(name, c.defaultArch)
-	if isMachO(path) {
+	if macho.FileHasMagic(path) {
 		m.bin, m.err = c.openMachO(path, arch)
 	} else {
 		m.bin, m.err = symbolize.Open(path, &c.opts)
@@ -120,7 +120,7 @@ func llvmMessage(name string, err error) string {
 		msg := errno.Error()
 		return strings.ToUpper(msg[:1]) + msg[1:]
 	}
-	if !hasELFMagic(name) && !isMachO(name) {
+	if !hasELFMagic(name) && !macho.FileHasMagic(name) {
 		return "The file was not recognized as a valid object file"
 	}
 	return err.Error()
@@ -172,11 +172,4 @@ func (s *session) fileName(compDir, file string) string {
 		return relative(compDir, file)
 	}
 	return file
-}
-
-// isMachO reports whether name starts with a thin (either byte order) or
-// universal Mach-O magic number.
-func isMachO(name string) bool {
-	m, ok := magic(name)
-	return ok && macho.HasMagic(m[:])
 }
