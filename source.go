@@ -81,6 +81,11 @@ func (e *elfSource) symbols() ([]symtab.Symbol, error) {
 			return nil, err
 		}
 	}
+	if len(st) > 0 {
+		// symtab.PreferELF would take it over any .dynsym: do not
+		// decode that, nor fail on it.
+		return st, nil
+	}
 	dyn, err := readELFSymbols(e.bin, true)
 	if err != nil {
 		return nil, err
