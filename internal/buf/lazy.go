@@ -55,16 +55,21 @@ func (l *Lazy) UpTo(end uint64) ([]byte, error) {
 // Unit returns the bytes of the DWARF unit at off (initial length, header
 // and contents: whatever its initial length covers), fetching them if
 // needed. The result is the whole available section; a unit whose length
-// runs past Size is left for the decoder to report.
+// runs past Size, or an off past the end, is left for the decoder to
+// report. off may be anything (a DW_AT_stmt_list is untrusted): every
+// sum below stays within Size, so none wraps.
 func (l *Lazy) Unit(off uint64) ([]byte, error) {
-	b, err := l.UpTo(off + 12) // the longest initial length
-	if err != nil || off+4 > uint64(len(b)) {
+	if off >= l.Size {
+		return l.UpTo(0)
+	}
+	b, err := l.UpTo(off + min(12, l.Size-off)) // the longest initial length
+	if err != nil || off > uint64(len(b)) || uint64(len(b))-off < 4 {
 		return b, err
 	}
 	r := Reader{data: b, end: len(b), off: int(off)}
 	n, _ := r.InitialLength()
-	if r.err != nil || n > l.Size {
+	if r.err != nil || n > l.Size || r.Offset() > l.Size {
 		return b, nil
 	}
-	return l.UpTo(r.Offset() + n)
+	return l.UpTo(r.Offset() + min(n, l.Size-r.Offset()))
 }

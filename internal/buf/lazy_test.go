@@ -69,7 +69,8 @@ func TestLazyBadUnit(t *testing.T) {
 	if b, err := l.Unit(0); err != nil || len(b) != 12 || !slices.Equal(asked, []uint64{12}) {
 		t.Errorf("Unit(0) = %d bytes, %v, after fetching %v", len(b), err, asked)
 	}
-	if b, err := l.Unit(100); err != nil || len(b) != len(full) || !slices.Equal(asked, []uint64{12, 46}) {
+	// Past Size there is nothing to fetch.
+	if b, err := l.Unit(100); err != nil || len(b) != 12 || !slices.Equal(asked, []uint64{12}) {
 		t.Errorf("Unit(100) = %d bytes, %v, after fetching %v", len(b), err, asked)
 	}
 
@@ -111,5 +112,34 @@ func TestLazyConcurrent(t *testing.T) {
 	wg.Wait()
 	if fetches != 1 {
 		t.Errorf("%d fetches, want 1", fetches)
+	}
+}
+
+// TestLazyHugeOffset: Unit at any offset, with a plain or a fetched section
+// of any claimed Size, neither panics nor fetches past Size. (An offset near
+// 2^64, from a hostile 8-byte DW_AT_stmt_list, used to wrap off+12 and
+// index the section at a negative position.)
+func TestLazyHugeOffset(t *testing.T) {
+	full := lazySection()
+	offs := []uint64{46, 47, 1 << 32, 1 << 63, 1<<64 - 12, 1<<64 - 4, 1<<64 - 3, 1<<64 - 1}
+	plain := NewLazy(full, 0, nil)
+	for _, off := range offs {
+		if b, err := plain.Unit(off); err != nil || len(b) != len(full) {
+			t.Errorf("plain Unit(%#x) = %d bytes, %v", off, len(b), err)
+		}
+	}
+	for _, size := range []uint64{uint64(len(full)), 1<<64 - 1} {
+		l := NewLazy(nil, size, func(n uint64) ([]byte, error) {
+			if n > size {
+				t.Errorf("fetch of %#x bytes past Size %#x", n, size)
+			}
+			return full[:min(n, uint64(len(full)))], nil
+		})
+		l.UpTo(4)
+		for _, off := range offs {
+			if b, err := l.Unit(off); err != nil || len(b) > len(full) {
+				t.Errorf("Size %#x: Unit(%#x) = %d bytes, %v", size, off, len(b), err)
+			}
+		}
 	}
 }
