@@ -143,3 +143,26 @@ func TestLazyHugeOffset(t *testing.T) {
 		}
 	}
 }
+
+// FuzzLazyUnit calls Unit at any offset of any bytes, plain or fetched
+// under any claimed Size: no panic, and no fetch past Size.
+func FuzzLazyUnit(f *testing.F) {
+	f.Add(lazySection(), uint64(0), uint64(46), true)
+	f.Add(lazySection(), uint64(14), uint64(0), false)
+	f.Add(lazySection(), uint64(1<<64-3), uint64(1<<64-1), true)
+	f.Fuzz(func(t *testing.T, data []byte, off, size uint64, fetch bool) {
+		if !fetch {
+			NewLazy(data, 0, nil).Unit(off)
+			return
+		}
+		l := NewLazy(nil, size, func(n uint64) ([]byte, error) {
+			if n > size {
+				t.Fatalf("fetch of %#x bytes past Size %#x", n, size)
+			}
+			return data[:min(n, uint64(len(data)))], nil
+		})
+		if b, _ := l.Unit(off); len(b) > len(data) {
+			t.Fatalf("Unit(%#x) = %d bytes of %d", off, len(b), len(data))
+		}
+	})
+}
