@@ -227,29 +227,6 @@ func AppendSLEB(dst []byte, v int64) []byte {
 	}
 }
 
-// ULEBLen returns the encoded size of v as an unsigned LEB128.
-func ULEBLen(v uint64) int {
-	n := 1
-	for v >= 0x80 {
-		v >>= 7
-		n++
-	}
-	return n
-}
-
-// SLEBLen returns the encoded size of v as a signed LEB128.
-func SLEBLen(v int64) int {
-	n := 1
-	for {
-		c := v & 0x7f
-		v >>= 7
-		if (v == 0 && c&0x40 == 0) || (v == -1 && c&0x40 != 0) {
-			return n
-		}
-		n++
-	}
-}
-
 // Truncate discards everything written after the first n bytes, so a
 // caller can back out of a partly written record. Labels past n become
 // meaningless.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"math/bits"
 	"testing"
 
 	"github.com/symbolize-go/symbolize/internal/buf"
@@ -89,8 +90,8 @@ func TestLEB(t *testing.T) {
 		if !bytes.Equal(got, c.want) {
 			t.Errorf("ULEB(%#x) = % x, want % x", c.v, got, c.want)
 		}
-		if n := ULEBLen(c.v); n != len(c.want) {
-			t.Errorf("ULEBLen(%#x) = %d, want %d", c.v, n, len(c.want))
+		if n := ulebLen(c.v); n != len(c.want) {
+			t.Errorf("ulebLen(%#x) = %d, want %d", c.v, n, len(c.want))
 		}
 		r := buf.New("dwasm", ".test", got, false)
 		if v := r.ULEB(); v != c.v || r.Err() != nil || r.Len() != 0 {
@@ -102,14 +103,26 @@ func TestLEB(t *testing.T) {
 		if !bytes.Equal(got, c.want) {
 			t.Errorf("SLEB(%d) = % x, want % x", c.v, got, c.want)
 		}
-		if n := SLEBLen(c.v); n != len(c.want) {
-			t.Errorf("SLEBLen(%d) = %d, want %d", c.v, n, len(c.want))
+		if n := slebLen(c.v); n != len(c.want) {
+			t.Errorf("slebLen(%d) = %d, want %d", c.v, n, len(c.want))
 		}
 		r := buf.New("dwasm", ".test", got, false)
 		if v := r.SLEB(); v != c.v || r.Err() != nil || r.Len() != 0 {
 			t.Errorf("buf.SLEB(% x) = %d, err %v, %d left", got, v, r.Err(), r.Len())
 		}
 	}
+}
+
+// ulebLen is the size of the shortest unsigned LEB128 of v: 7 bits a byte.
+func ulebLen(v uint64) int { return max(1, (bits.Len64(v)+6)/7) }
+
+// slebLen is the size of the shortest signed LEB128 of v: its significant
+// bits and a sign bit, 7 bits a byte.
+func slebLen(v int64) int {
+	if v < 0 {
+		v = ^v
+	}
+	return (bits.Len64(uint64(v)) + 1 + 6) / 7
 }
 
 // TestLEBSweep checks every power-of-two boundary and its neighbours, where
@@ -126,14 +139,14 @@ func TestLEBSweep(t *testing.T) {
 	for _, v := range us {
 		b := New(true).ULEB(v).Bytes()
 		r := buf.New("dwasm", ".test", b, true)
-		if g := r.ULEB(); g != v || r.Err() != nil || r.Len() != 0 || len(b) != ULEBLen(v) {
+		if g := r.ULEB(); g != v || r.Err() != nil || r.Len() != 0 || len(b) != ulebLen(v) {
 			t.Errorf("ULEB round trip %#x: got %#x (% x), err %v", v, g, b, r.Err())
 		}
 	}
 	for _, v := range ss {
 		b := New(true).SLEB(v).Bytes()
 		r := buf.New("dwasm", ".test", b, true)
-		if g := r.SLEB(); g != v || r.Err() != nil || r.Len() != 0 || len(b) != SLEBLen(v) {
+		if g := r.SLEB(); g != v || r.Err() != nil || r.Len() != 0 || len(b) != slebLen(v) {
 			t.Errorf("SLEB round trip %d: got %d (% x), err %v", v, g, b, r.Err())
 		}
 	}
