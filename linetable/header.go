@@ -46,10 +46,11 @@ func unitBounds(b *buf.Reader, off uint64) (start, end uint64, dwarf64 bool, err
 }
 
 // NextUnit returns the offset of the unit that follows the one at off in
-// .debug_line data, reading only the unit's initial length. At the end of
-// data it returns len(data) and no error; a unit_length that reaches past
-// the section is an ErrTruncated *DecodeError. opts supplies the byte order
-// (nil means little-endian).
+// .debug_line data, reading only the unit's initial length: len(data),
+// with no error, for the last unit. An off with no initial length there
+// (at or past the end of data, or too near it) and a unit_length that
+// reaches past the section are ErrTruncated *DecodeErrors. opts supplies
+// the byte order (nil means little-endian).
 func NextUnit(data []byte, off uint64, opts *Options) (next uint64, err error) {
 	b := newBuf(data, optsOrZero(opts).BigEndian)
 	_, end, _, err := unitBounds(&b, off)
