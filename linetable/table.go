@@ -133,13 +133,11 @@ func NewTable(data []byte, off uint64, opts *Options) (*Table, error) {
 	if err := r.init(data, off, optsOrZero(opts)); err != nil {
 		return nil, err
 	}
-	return newTable(&r)
+	return newTableForm(&r, true)
 }
 
-func newTable(r *Reader) (*Table, error) { return newTableForm(r, true) }
-
-// newTableForm is newTable; allowCompact false forces the wide form (for
-// tests).
+// newTableForm builds the Table of r's program, which it consumes; r must
+// not be used after. allowCompact false forces the wide form (for tests).
 func newTableForm(r *Reader, allowCompact bool) (*Table, error) {
 	// Count the rows first, and see whether they all fit the compact
 	// form: decoding is cheaper than growing the slices by appending, and
@@ -229,9 +227,9 @@ decode:
 	// overlapping sequences produce) resolve to the first in the program.
 	slices.SortStableFunc(t.seqs, func(a, b Sequence) int { return cmp.Compare(a.High, b.High) })
 	t.h = r.h
-	// The Reader may append to its Files again after a Reset; the
-	// Table's must not share that array.
-	t.h.Files = slices.Clone(r.h.Files)
+	// The Table takes r's files: r is not used again, so nothing else
+	// appends to them (clipped all the same).
+	t.h.Files = slices.Clip(r.h.Files)
 	if err == io.EOF {
 		err = nil
 	}
