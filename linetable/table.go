@@ -139,11 +139,12 @@ func NewTable(data []byte, off uint64, opts *Options) (*Table, error) {
 // newTableForm builds the Table of r's program, which it consumes; r must
 // not be used after. allowCompact false forces the wide form (for tests).
 func newTableForm(r *Reader, allowCompact bool) (*Table, error) {
-	// Count the rows first, and see whether they all fit the compact
-	// form: decoding is cheaper than growing the slices by appending, and
-	// the Table then holds no spare capacity.
+	// Count the rows and sequences first, and see whether the rows all
+	// fit the compact form: decoding is cheaper than growing the slices
+	// by appending, and the Table then holds no spare capacity (but for
+	// sequences dropped below).
 	var chunk [128]Row
-	n := 0
+	n, nseq := 0, 0
 	compact := allowCompact
 	var low uint64
 	startSeq := true
@@ -159,11 +160,12 @@ func newTableForm(r *Reader, allowCompact bool) (*Table, error) {
 			}
 			compact = compact && compactOK(row, low)
 			startSeq = row.EndSequence
+			nseq += int(b2u(startSeq))
 		}
 		n += k
 	}
 	r.Reset()
-	t := &Table{}
+	t := &Table{seqs: make([]Sequence, 0, nseq)}
 	if compact {
 		t.offs, t.rows = make([]uint32, n), make([]compactRow, n)
 	} else {
