@@ -80,8 +80,10 @@ func TestReferenceGNUAddr2line(t *testing.T) {
 // (the comparison needs DWARFName and SymbolName besides Function).
 func runOursFull(t *testing.T, path string, addrs []uint64, names symbolize.FunctionNames) [][]symbolize.Frame {
 	// GNU and elfutils also refuse the debug file of the fixtures
-	// refOpenFails lists (its CRC does not match the debug link).
-	b := openRef(t, path, symbolize.Options{Inlines: true, FunctionNames: names})
+	// refOpenFails lists (its CRC does not match the debug link). Both
+	// name a stripped binary's frames from its debug file's .symtab, which
+	// is what DebugFileSymbols asks for.
+	b := openRef(t, path, symbolize.Options{Inlines: true, FunctionNames: names, DebugFileSymbols: true})
 	defer b.Close()
 	out := make([][]symbolize.Frame, len(addrs))
 	b.Batch(addrs, func(i int, frames []symbolize.Frame, err error) bool {
@@ -514,7 +516,7 @@ var gnuCategories = []gnuCategory{
 		match: func(c *gnuCase) bool {
 			o := c.ours
 			return c.fixture == "c-gcc-O2-lto" && c.field == "frames" && len(c.ref) >= 1 && len(c.ref) < len(o) &&
-				c.ref[len(c.ref)-1].Function == o[len(o)-1].Function || c.obj.alias(c.ref[len(c.ref)-1].Function, c.addr, &o[len(o)-1])
+				(c.ref[len(c.ref)-1].Function == o[len(o)-1].Function || c.obj.alias(c.ref[len(c.ref)-1].Function, c.addr, &o[len(o)-1]))
 		},
 	},
 	{

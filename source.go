@@ -38,6 +38,9 @@ type lazySource interface {
 type elfSource struct {
 	bin *elfx.File
 	dbg *elfx.File // nil without a separate debug file
+	// debugSyms lets dbg's .symtab stand in for a stripped bin's
+	// (Options.DebugFileSymbols).
+	debugSyms bool
 }
 
 // dwarfFile is where the debug sections live: the separate debug file when
@@ -67,16 +70,17 @@ func (e *elfSource) lazySection(name string) (func(uint64) ([]byte, error), uint
 
 func (e *elfSource) bigEndian() bool { return e.dwarfFile().Data == elf.ELFDATA2MSB }
 
-// symbols returns the symbol table llvm-symbolizer reads (.symtab, else
-// .dynsym), improved where it falls short: when the binary is stripped, the
-// separate debug file's .symtab (which keeps every local function) comes
-// before the binary's .dynsym.
+// symbols returns the symbol table llvm-symbolizer 14 reads: the binary's
+// own .symtab, else its .dynsym (LLVM's computeSymbolSizes falls back to the
+// dynamic symbols only when .symtab is absent or empty), never the separate
+// debug file's. With Options.DebugFileSymbols a stripped binary borrows the
+// debug file's .symtab instead, before its .dynsym.
 func (e *elfSource) symbols() ([]symtab.Symbol, error) {
 	st, err := readELFSymbols(e.bin, false)
 	if err != nil {
 		return nil, err
 	}
-	if len(st) == 0 && e.dbg != nil {
+	if len(st) == 0 && e.dbg != nil && e.debugSyms {
 		if st, err = readELFSymbols(e.dbg, false); err != nil {
 			return nil, err
 		}

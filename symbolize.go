@@ -121,6 +121,14 @@ type Options struct {
 	// NoSymbolTable stops the symbol table from naming outermost frames
 	// and from answering addresses DWARF does not cover.
 	NoSymbolTable bool
+	// DebugFileSymbols lets a stripped ELF binary's separate debug file
+	// lend its .symtab (which keeps local functions, split parts like
+	// foo.cold and, in executables, linkage names) to name frames and to
+	// answer addresses DWARF does not cover. Not llvm-symbolizer
+	// compatible: llvm-symbolizer 14 reads only the symbol table of the
+	// binary it was asked about (.symtab, else .dynsym), and so does the
+	// default.
+	DebugFileSymbols bool
 	// NoDebugFile skips the search for a separate debug file (for Mach-O,
 	// the dSYM and the object files of the debug map).
 	NoDebugFile bool
@@ -192,7 +200,7 @@ func Open(path string, opts *Options) (*Binary, error) {
 			dbg = d
 		}
 	}
-	return newBinary(path, &elfSource{bin: bin, dbg: dbg}, o), nil
+	return newBinary(path, &elfSource{bin: bin, dbg: dbg, debugSyms: o.DebugFileSymbols}, o), nil
 }
 
 // NewBytes symbolizes an ELF image held in memory (no separate debug file

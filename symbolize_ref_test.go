@@ -59,15 +59,6 @@ var refExceptions = []refException{
 		reason: "LLVM 14 cannot decompress zstd (ch_type 2) debug sections and answers from the symbol table alone; we read them",
 	},
 	{
-		fixture: "c-gcc-O2-stripped", field: "FunctionName",
-		reason: "a stripped binary has no .symtab: LLVM 14 names the frame from DWARF (or not at all), we use the " +
-			"separate debug file's .symtab, which keeps local functions and split parts like foo.cold",
-	},
-	{
-		fixture: "c-gcc-O2-stripped", field: "StartAddress",
-		reason: "follows from the row above: our StartAddress is the debug file's symbol's, LLVM's the DIE's low_pc",
-	},
-	{
 		field: "*",
 		match: func(addr uint64, ref, got *refFrame) bool {
 			return addr < 0x400 && got.FileName == "" && got.Line == 0
@@ -75,11 +66,6 @@ var refExceptions = []refException{
 		reason: "GNU ld leaves the DWARF of sections dropped by --gc-sections (and lld of some discarded code) at " +
 			"address 0; LLVM 14 resolves PCs 0 and 1 to those dead functions. We answer DWARF only inside code " +
 			"sections (c-gcc-O2-gc-sections, cpp-clang14-O2)",
-	},
-	{
-		fixture: "c-gcc-O2-stripped", field: "FileName",
-		match:  func(_ uint64, ref, got *refFrame) bool { return ref.FileName == "" && ref.Line == 0 && got.Line == 0 },
-		reason: "outside DWARF we name the STT_FILE of the debug file's local symbol (crtstuff.c); LLVM 14 has no symbol table here",
 	},
 }
 

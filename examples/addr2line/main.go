@@ -23,6 +23,8 @@
 //	--debug-file-directory=DIR           where to look for separate debug files (repeatable)
 //	--default-arch=ARCH                  the slice of Mach-O universal files (also FILE:ARCH)
 //	--dsym-hint=PATH.dSYM                a dSYM bundle to try for Mach-O files (repeatable)
+//	--debug-file-symbols                 let a stripped binary's debug file name its frames from
+//	                                     its .symtab (local functions, foo.cold; not llvm-compatible)
 //
 // Mach-O binaries, dylibs, dSYMs and universal files work as ELF ones do. A
 // binary's dSYM beside it (BINARY.dSYM) is found without a hint, and a dSYM
@@ -88,6 +90,7 @@ type config struct {
 	debugDirs    []string
 	defaultArch  string
 	dsymHints    []string
+	debugSyms    bool     // --debug-file-symbols
 	warnings     []string // printed to stderr before any answer
 	inputs       []string
 }
@@ -134,6 +137,8 @@ const usage = `USAGE: addr2line [options] addresses...
   --output-style=LLVM|GNU|JSON
   --debug-file-directory=DIR
   --default-arch=ARCH, --dsym-hint=PATH.dSYM   (Mach-O)
+  --debug-file-symbols                name frames from a stripped binary's debug-file .symtab
+                                      (not what llvm-symbolizer prints)
 
 Without addresses, requests are read from standard input, one a line:
   [CODE|DATA|FRAME] [MODULE] ADDRESS
@@ -148,6 +153,7 @@ var longOptions = map[string]bool{
 	"functions": false, "demangle": false, "no-demangle": false, "inlines": false, "inlining": false,
 	"no-inlines": false, "addresses": false, "print-address": false, "pretty-print": false,
 	"basenames": false, "relativenames": false, "help": false, "version": false,
+	"debug-file-symbols": false,
 }
 
 // parseArgs reads the command line the way llvm-symbolizer's option table
@@ -275,6 +281,8 @@ func parseArgs(args []string) (*config, error) {
 				cfg.warnings = append(cfg.warnings,
 					fmt.Sprintf("Warning: invalid dSYM hint: \"%s\" (must have the '.dSYM' extension).", value))
 			}
+		case "debug-file-symbols":
+			cfg.debugSyms = true
 		case "help", "version":
 			return nil, nil
 		default:

@@ -332,3 +332,27 @@ func FuzzJSONString(f *testing.F) {
 		}
 	})
 }
+
+// TestDebugFileSymbols checks --debug-file-symbols: by default a stripped
+// binary is named from its own (absent) .symtab, as llvm-symbolizer-14
+// does, so _start, which has no DWARF, is "??"; with the flag the debug
+// file's .symtab names it.
+func TestDebugFileSymbols(t *testing.T) {
+	bin := filepath.Join(fixtures, "c-gcc-O2-stripped")
+	for _, c := range []struct {
+		flags []string
+		want  string
+	}{
+		{nil, "??\n??:0:0\n\n"},
+		{[]string{"--debug-file-symbols"}, "_start\n??:0:0\n\n"},
+	} {
+		var out, errb bytes.Buffer
+		args := append([]string{"--obj=" + bin}, c.flags...)
+		if code := run(append(args, "0x1328"), nil, &out, &errb); code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.flags, code, errb.String())
+		}
+		if out.String() != c.want {
+			t.Errorf("%v: got %q, want %q", c.flags, out.String(), c.want)
+		}
+	}
+}

@@ -33,6 +33,8 @@ func newSession(cfg *config, stdout, stderr io.Writer) *session {
 		Inlines:       cfg.inlines || cfg.style == styleGNU,
 		Demangle:      cfg.demangle,
 		FunctionNames: cfg.functions,
+
+		DebugFileSymbols: cfg.debugSyms,
 	}
 	if cfg.debugDirs != nil {
 		opts.Debug = &elfx.DebugOptions{Locator: elfx.DirLocator{DebugDirs: cfg.debugDirs}}
