@@ -245,11 +245,11 @@ func parseV5Tables(h *Header, b *buf.Reader, opts *Options, names *nameBudget) e
 	if err != nil {
 		return err
 	}
-	if !dry {
+	if !dry && len(dirs) > 0 {
 		h.Dirs = make([]string, len(dirs))
-	}
-	for i := range dirs {
-		h.Dirs[i] = dirs[i].Name
+		for i := range dirs {
+			h.Dirs[i] = dirs[i].Name
+		}
 	}
 	if h.FileFormats, err = parseFormats(b); err != nil {
 		return err

@@ -202,6 +202,9 @@ func (r *Reader) Reset() {
 	r.b.Seek(r.h.ProgramOffset)
 	r.off = int(r.h.ProgramOffset)
 	r.h.Files = r.h.Files[:r.nfiles]
+	if r.nfiles == 0 {
+		r.h.Files = nil // as decoded: an empty table is nil (see Header)
+	}
 	r.resetRegs()
 }
 

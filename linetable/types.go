@@ -94,7 +94,9 @@ type File struct {
 // Header is a line program's header [DWARF5 6.2.4]. Dirs and Files are
 // indexed by the numbers the program uses in every version: for versions 2-4,
 // whose numbering is 1-based, Dirs[0] and Files[0] are empty placeholders
-// (directory 0 means the compilation directory; file 0 is invalid).
+// (directory 0 means the compilation directory; file 0 is invalid). A
+// table with no entries (a DWARF 5 header may list none) is nil, whichever
+// way the header was decoded (NewReader, NewTable) and after Reader.Reset.
 type Header struct {
 	Offset              uint64 // of the unit within .debug_line
 	Dwarf64             bool   // 64-bit DWARF format
