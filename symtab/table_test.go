@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"sync"
 	"testing"
 )
 
@@ -188,22 +189,41 @@ func TestLookupAllocs(t *testing.T) {
 	_ = sink
 }
 
-// TestLookupConcurrent runs lookups from several goroutines; run with
-// -race to check the immutability promise.
+// TestLookupConcurrent runs lookups from several goroutines, each in its
+// own order, and requires the answers a sequential pass gave first; under
+// -race it also checks the immutability promise.
 func TestLookupConcurrent(t *testing.T) {
 	tab := New(synthSymbols(500))
-	done := make(chan bool)
+	type answer struct {
+		m  Match
+		ok bool
+	}
+	const n = 500 * 64
+	want := make([]answer, n)
+	found := 0
+	for pc := range uint64(n) {
+		m, ok := tab.Lookup(pc)
+		want[pc] = answer{m, ok}
+		if ok {
+			found++
+		}
+	}
+	if found == 0 || found == n {
+		t.Fatalf("%d of %d addresses found: the table exercises nothing", found, n)
+	}
+	var wg sync.WaitGroup
 	for g := range 4 {
-		go func() {
-			for pc := uint64(g); pc < 500*64; pc += 7 {
-				tab.Lookup(pc)
+		wg.Go(func() {
+			for k := range uint64(n) {
+				pc := (k*7 + uint64(g)*1013) % n // a different order per goroutine
+				if m, ok := tab.Lookup(pc); m != want[pc].m || ok != want[pc].ok {
+					t.Errorf("goroutine %d, %#x: %+v %v, sequentially %+v %v", g, pc, m, ok, want[pc].m, want[pc].ok)
+					return
+				}
 			}
-			done <- true
-		}()
+		})
 	}
-	for range 4 {
-		<-done
-	}
+	wg.Wait()
 }
 
 // synthSymbols makes n functions 64 bytes apart, sizes varying, with some
