@@ -36,7 +36,7 @@ func (b *Binary) Batch(pcs []uint64, yield func(i int, frames []Frame, err error
 	if len(pcs) >= readAheadMin {
 		// Many addresses will touch most units: inflate compressed
 		// sections ahead of the workers, so that they rarely wait.
-		if s, _ := b.loadDWARF(pcs[0]); s != nil {
+		if s := b.loadDWARF(pcs[0]); s != nil {
 			go s.readAhead(&b.closed)
 		}
 	}

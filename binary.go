@@ -27,7 +27,6 @@ type Binary struct {
 
 	dwarfOnce sync.Once
 	dwarf     *dwarfState // nil when the file has no usable DWARF
-	dwarfErr  error
 
 	warns warnList
 
@@ -35,7 +34,6 @@ type Binary struct {
 
 	symOnce sync.Once
 	syms    *symtab.Table
-	symErr  error
 }
 
 func newBinary(path string, src source, o Options) *Binary {
@@ -75,11 +73,15 @@ func (b *Binary) inCode(pc uint64) bool {
 // Path returns the path the binary was opened from.
 func (b *Binary) Path() string { return b.path }
 
-// Warnings returns problems met so far in debug information that was still
-// usable (a unit whose DIE walk stopped early, a line table that did not
-// decode), each a *DecodeError naming section and offset, or a
+// Warnings returns the problems met so far in debug information, each
+// reported once: what did not decode was left out and the rest answered. A
+// bad attribute costs that attribute (a unit's producer in a form this
+// reader cannot resolve), a bad unit that unit's DWARF (its addresses are
+// named by the symbol table), a bad section that section (a compression
+// header of unknown type, a corrupt stream), a bad symbol-table entry the
+// entries after it. Each is a *DecodeError naming section and offset, or a
 // *DebugObjectError for a Mach-O debug-map object that was not used; at
-// most 64.
+// most 64 are kept.
 func (b *Binary) Warnings() []error {
 	b.warns.mu.Lock()
 	defer b.warns.mu.Unlock()
@@ -135,7 +137,7 @@ var dwarfSections = [...]string{
 // time, and builds the address index's first tier. pc is the first address
 // looked up: while the other sections inflate, the unit that covers it (by
 // .debug_aranges) is made available too.
-func (b *Binary) loadDWARF(pc uint64) (*dwarfState, error) {
+func (b *Binary) loadDWARF(pc uint64) *dwarfState {
 	b.dwarfOnce.Do(func() {
 		names := &dwarfSections
 		var out [len(names)][]byte
@@ -170,10 +172,14 @@ func (b *Binary) loadDWARF(pc uint64) (*dwarfState, error) {
 			wg.Go(func() { out[i], errs[i] = b.src.dwarfSection(name) })
 		}
 		wg.Wait()
-		for _, err := range errs {
+		// A section that does not decode (a bad compression header, an
+		// unknown compression type, a corrupt stream) costs that section
+		// alone, as in llvm-symbolizer: the others, and the symbol table,
+		// still answer.
+		for i, err := range errs {
 			if err != nil {
-				b.dwarfErr = err
-				return
+				b.warns.add(err)
+				out[i] = nil
 			}
 		}
 		for _, i := range []int{secInfo, secLine} {
@@ -199,7 +205,7 @@ func (b *Binary) loadDWARF(pc uint64) (*dwarfState, error) {
 		b.dwarf = &dwarfState{data: d, index: dwinfo.NewIndex(d), line: lazy[secLine], info: lazy[secInfo],
 			lineStr: out[secLineStr], str: out[secStr], big: big, warns: &b.warns}
 	})
-	return b.dwarf, b.dwarfErr
+	return b.dwarf
 }
 
 // unitState is one compilation unit's lazily built lookup structures. The
@@ -233,7 +239,13 @@ func (s *dwarfState) unitLines(off uint64) (*unitState, error) {
 		us = v.(*unitState)
 		slot.Store(us)
 	}
-	us.lineOnce.Do(func() { us.lineErr = s.loadLines(us, off) })
+	us.lineOnce.Do(func() {
+		// Reported once per unit: the error is kept and every later
+		// lookup in the unit gets it without a new warning.
+		if us.lineErr = s.loadLines(us, off); us.lineErr != nil {
+			s.warn(us.lineErr)
+		}
+	})
 	return us, us.lineErr
 }
 
@@ -271,6 +283,9 @@ func (s *dwarfState) loadLines(us *unitState, off uint64) error {
 	}
 	us.unit = u
 	us.compDir = string(u.Root.CompDir)
+	if u.RootErr != nil {
+		s.warn(u.RootErr) // that attribute is lost, the unit answers
+	}
 	if !u.Root.HasStmt || s.line == nil {
 		return nil
 	}
@@ -286,7 +301,9 @@ func (s *dwarfState) loadLines(us *unitState, off uint64) error {
 	}
 	line, err := s.line.Unit(u.Root.StmtList)
 	if err != nil {
-		return err
+		// The unit's DIEs still name its functions, without lines.
+		s.warn(err)
+		return nil
 	}
 	lt, err := linetable.NewTable(line, u.Root.StmtList, opts)
 	if err != nil {
@@ -318,17 +335,18 @@ func (w *warnList) add(err error) {
 
 func (s *dwarfState) warn(err error) { s.warns.add(err) }
 
-// symbols returns the module's symbol table, built on first use.
-func (b *Binary) symbols() (*symtab.Table, error) {
+// symbols returns the module's symbol table, built on first use. A table
+// that does not decode whole keeps the entries before the bad one, and the
+// error goes to Warnings: it costs the rest of that table, not the lookup.
+func (b *Binary) symbols() *symtab.Table {
 	b.symOnce.Do(func() {
 		syms, err := b.src.symbols()
 		if err != nil {
-			b.symErr = err
-			return
+			b.warns.add(err)
 		}
 		b.syms = symtab.New(syms)
 	})
-	return b.syms, b.symErr
+	return b.syms
 }
 
 // LookupSymbol returns the symbol-table entry covering pc (a function or a
@@ -337,10 +355,6 @@ func (b *Binary) LookupSymbol(pc uint64) (symtab.Match, bool, error) {
 	if b.closed.Load() {
 		return symtab.Match{}, false, ErrClosed
 	}
-	t, err := b.symbols()
-	if err != nil {
-		return symtab.Match{}, false, err
-	}
-	m, ok := t.Lookup(pc)
+	m, ok := b.symbols().Lookup(pc)
 	return m, ok, nil
 }

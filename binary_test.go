@@ -32,10 +32,7 @@ func TestConcurrentLookups(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			syms, err := seq.symbols()
-			if err != nil {
-				t.Fatal(err)
-			}
+			syms := seq.symbols()
 			for i := 0; i < syms.Len(); i++ {
 				m := syms.At(i)
 				pcs = append(pcs, m.Start, m.Start+m.Size/2)

@@ -217,9 +217,9 @@ func (o *dmObject) open(m *debugMap, b *Binary) error {
 	// 0), so the bytes already hold object addresses and no relocation
 	// needs applying.
 	sub := newBinary(p, &machoSource{bin: obj}, b.opts)
-	s, err := sub.loadDWARF(0)
-	if err != nil {
-		return err
+	s := sub.loadDWARF(0)
+	for _, w := range sub.Warnings() {
+		b.warns.add(w) // sections of the object that did not decode
 	}
 	if s != nil {
 		s.warns = &b.warns

@@ -13,7 +13,10 @@
 //
 // Answers match llvm-symbolizer's (the reference the tests diff against),
 // including its choice of names: the outermost frame is named by the symbol
-// table when a symbol covers the address, so gcc's split parts read foo.cold.
+// table of the binary itself (.symtab, else .dynsym, never the separate
+// debug file's unless Options.DebugFileSymbols) when a symbol covers the
+// address, so gcc's split parts read foo.cold, and a stripped library's
+// frames are named as its .dynsym spells them.
 // Frame carries both the DWARF name and the symbol name for callers who want
 // either.
 //
@@ -41,5 +44,9 @@
 //
 // No input makes this package or its subpackages panic, hang or allocate out
 // of proportion to the input; corrupt data comes back as a *DecodeError
-// naming the section and the offset. A Binary is safe for concurrent use.
+// naming the section and the offset. Damage costs only what it touches, as
+// in llvm-symbolizer: an undecodable attribute that attribute, a unit that
+// unit's DWARF, a section that section; the symbol table, the line tables
+// and the other units still answer, and Binary.Warnings says what was lost.
+// A Binary is safe for concurrent use.
 package symbolize

@@ -12,8 +12,9 @@ var chainPool = sync.Pool{New: func() any { s := make([]inline.Frame, 0, 16); re
 
 // AppendFrames appends the frames of pc to dst, innermost first (one frame
 // unless Options.Inlines), and returns the extended slice. An address that
-// nothing covers appends one frame with Source SourceNone. err reports
-// corrupt debug data or I/O, with dst returned unchanged.
+// nothing covers appends one frame with Source SourceNone. Corrupt debug
+// data is not an error here: what decodes answers, and what does not is
+// reported once in Warnings. err is ErrClosed after Close.
 //
 // Cost: after the first lookup in a unit (which decodes the unit), an
 // index search, a line-table search and a walk of the unit's function
@@ -38,11 +39,7 @@ func (b *Binary) appendFrames(dst []Frame, pc uint64) (_ []Frame, lo, hi uint64,
 		return dst[:n], pc, pc + 1, err
 	}
 	if !b.opts.NoSymbolTable {
-		syms, err := b.symbols()
-		if err != nil {
-			return dst[:n], pc, pc + 1, err
-		}
-		m, ok := syms.Lookup(pc)
+		m, ok := b.symbols().Lookup(pc)
 		if ok {
 			lo, hi = max(lo, m.Start), min(hi, m.End)
 		} else {
@@ -111,14 +108,14 @@ func (b *Binary) appendDWARF(dst []Frame, pc uint64) (_ []Frame, lo, hi uint64, 
 	if !ok {
 		return dst, pc, pc + 1, nil
 	}
-	s, err := b.loadDWARF(pc)
+	s := b.loadDWARF(pc)
 	if s == nil {
-		if m := b.debugMap(); m != nil && err == nil {
+		if m := b.debugMap(); m != nil {
 			// A Mach-O image without DWARF or dSYM: its debug map's
 			// objects answer (debugmap.go).
 			return b.appendDebugMap(dst, m, pc, lo, hi)
 		}
-		return dst, pc, pc + 1, err
+		return dst, pc, pc + 1, nil
 	}
 	return b.appendUnits(dst, s, pc, lo, hi)
 }
@@ -134,7 +131,9 @@ func (b *Binary) appendUnits(dst []Frame, s *dwarfState, pc, lo, hi uint64) (_ [
 	lo, hi = max(lo, ulo), min(hi, uhi)
 	us, err := s.unit(off)
 	if err != nil {
-		return dst, pc, pc + 1, err
+		// An undecodable unit costs that unit's DWARF (the error is in
+		// Warnings, reported once): the symbol table still names pc.
+		return dst, pc, pc + 1, nil
 	}
 	cp := chainPool.Get().(*[]inline.Frame)
 	// llvm-symbolizer 14 --no-inlines names its one frame after the

@@ -75,26 +75,21 @@ func (e *elfSource) bigEndian() bool { return e.dwarfFile().Data == elf.ELFDATA2
 // dynamic symbols only when .symtab is absent or empty), never the separate
 // debug file's. With Options.DebugFileSymbols a stripped binary borrows the
 // debug file's .symtab instead, before its .dynsym.
+//
+// On a table that does not decode whole it returns the entries before the
+// bad one with the error: the rest of the table still names addresses.
 func (e *elfSource) symbols() ([]symtab.Symbol, error) {
 	st, err := readELFSymbols(e.bin, false)
-	if err != nil {
-		return nil, err
+	if len(st) == 0 && err == nil && e.dbg != nil && e.debugSyms {
+		st, err = readELFSymbols(e.dbg, false)
 	}
-	if len(st) == 0 && e.dbg != nil && e.debugSyms {
-		if st, err = readELFSymbols(e.dbg, false); err != nil {
-			return nil, err
-		}
-	}
-	if len(st) > 0 {
+	if len(st) > 0 || err != nil {
 		// symtab.PreferELF would take it over any .dynsym: do not
 		// decode that, nor fail on it.
-		return st, nil
+		return st, err
 	}
 	dyn, err := readELFSymbols(e.bin, true)
-	if err != nil {
-		return nil, err
-	}
-	return symtab.PreferELF(st, dyn), nil
+	return symtab.PreferELF(st, dyn), err
 }
 
 func readELFSymbols(f *elfx.File, dynamic bool) ([]symtab.Symbol, error) {

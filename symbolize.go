@@ -154,8 +154,10 @@ type Options struct {
 type Symbolizer interface {
 	// AppendFrames appends the frames of pc to dst, innermost first, and
 	// returns the extended slice. An address that nothing covers appends
-	// one frame whose Source is SourceNone; err is only for corrupt data
-	// or I/O, and then dst is returned unchanged.
+	// one frame whose Source is SourceNone; err is for failures that leave
+	// no answer at all (a closed Symbolizer, I/O), and then dst is
+	// returned unchanged. Implementations answer what they can from
+	// partly corrupt data rather than fail.
 	AppendFrames(dst []Frame, pc uint64) ([]Frame, error)
 	io.Closer
 }

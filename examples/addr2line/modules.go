@@ -17,6 +17,27 @@ import (
 type module struct {
 	bin *symbolize.Binary // nil when opening failed
 	err error             // why opening failed; reported with the first request only
+
+	warned int // how many of bin.Warnings() have been reported
+}
+
+// reportWarnings writes to w, once each, the problems m's binary met in
+// debug information it could still partly use (a unit or a section that
+// did not decode): the answers went on without that part, as
+// llvm-symbolizer's do, and the warning says what was lost.
+func (m *module) reportWarnings(w io.Writer, seen map[string]bool) {
+	if m == nil || m.bin == nil {
+		return
+	}
+	ws := m.bin.Warnings()
+	for _, e := range ws[min(m.warned, len(ws)):] {
+		msg := "warning: " + m.bin.Path() + ": " + e.Error()
+		if !seen[msg] {
+			seen[msg] = true
+			io.WriteString(w, msg+"\n")
+		}
+	}
+	m.warned = len(ws)
 }
 
 // moduleCache opens each module once, like llvm-symbolizer's cache: a

@@ -23,7 +23,8 @@ type session struct {
 	frames  []symbolize.Frame
 	pcs     []uint64
 	scratch []byte
-	inList  int // JSON objects written inside the argument list so far; -1 outside one
+	inList  int             // JSON objects written inside the argument list so far; -1 outside one
+	warned  map[string]bool // warnings already written to stderr
 }
 
 func newSession(cfg *config, stdout, stderr io.Writer) *session {
@@ -46,6 +47,7 @@ func newSession(cfg *config, stdout, stderr io.Writer) *session {
 		cache: moduleCache{opts: opts, defaultArch: cfg.defaultArch, dsymHints: cfg.dsymHints,
 			mods: map[string]*module{}},
 		inList: -1,
+		warned: map[string]bool{},
 	}
 }
 
@@ -82,6 +84,7 @@ func (s *session) answer() {
 		m, err := s.cache.get(r.module)
 		if err != nil || m.bin == nil || r.cmd != cmdCode {
 			s.answerOne(r, m, err)
+			m.reportWarnings(s.stderr, s.warned)
 			i++
 			continue
 		}
@@ -98,6 +101,7 @@ func (s *session) answer() {
 			s.printCode(&run[k], m, frames, err)
 			return true
 		})
+		m.reportWarnings(s.stderr, s.warned)
 		i = j
 	}
 	clear(s.pending)

@@ -14,6 +14,12 @@ import (
 type Unit struct {
 	Header
 	Root RootInfo
+	// RootErr is the first attribute of the unit DIE that could not be
+	// decoded (a string in a form this reader cannot resolve, such as
+	// dwz's DW_FORM_GNU_strp_alt without the supplementary file, or an
+	// address index out of range). That attribute is left unset and the
+	// unit is otherwise usable: a bad attribute costs that attribute.
+	RootErr error
 
 	d    *Data
 	info []byte // .debug_info, available at least through End
@@ -126,11 +132,11 @@ func (d *Data) loadUnit(u *Unit) error {
 	}
 	// LLVM takes the base address from DW_AT_low_pc, else DW_AT_entry_pc.
 	if low.Class != 0 {
-		a, err := u.Addr(low)
-		if err != nil {
-			return err
+		if a, err := u.Addr(low); err != nil {
+			u.rootErr(err)
+		} else {
+			ri.LowPC, ri.HasLowPC = a, true
 		}
-		ri.LowPC, ri.HasLowPC = a, true
 	} else if entry.Class == dw.ClassAddress || entry.Class == dw.ClassAddrx {
 		if a, err := u.Addr(entry); err == nil {
 			ri.LowPC = a
@@ -145,11 +151,19 @@ func (d *Data) loadUnit(u *Unit) error {
 		}
 		s, err := u.String(p.v)
 		if err != nil {
-			return err
+			u.rootErr(err)
+			continue
 		}
 		*p.dst = s
 	}
 	return nil
+}
+
+// rootErr records err as the unit's RootErr unless one is already kept.
+func (u *Unit) rootErr(err error) {
+	if u.RootErr == nil {
+		u.RootErr = err
+	}
 }
 
 // Entry is one DIE as returned by EntryReader.Next. Its attributes are
