@@ -70,6 +70,7 @@ func TestDebugMapReferenceLLVMSymbolizer(t *testing.T) {
 	if err != nil {
 		t.Skip("llvm-symbolizer-14 not installed")
 	}
+	ex := newRefExcuses(refExceptions)
 	for _, fx := range debugMapFixtures {
 		t.Run(fx.name(), func(t *testing.T) {
 			bin, _ := stageDebugMap(t, fx, nil)
@@ -104,7 +105,7 @@ func TestDebugMapReferenceLLVMSymbolizer(t *testing.T) {
 				if dwarf == 0 {
 					t.Errorf("none of %d addresses answered by DWARF", len(addrs))
 				}
-				compareRef(t, fx.name()+" debug-map "+mode, addrs, ref, got)
+				compareRef(t, ex, fx.name()+" debug-map", mode, addrs, ref, got)
 				if w := b.Warnings(); len(w) != 0 {
 					t.Errorf("warnings: %v", w)
 				}
@@ -112,6 +113,7 @@ func TestDebugMapReferenceLLVMSymbolizer(t *testing.T) {
 			})
 		})
 	}
+	ex.check(t)
 }
 
 // TestDebugMapUnusableObjects checks that stale, missing and corrupt

@@ -63,31 +63,52 @@ func isSynthesized(name string) bool { return strings.HasPrefix(name, "0x") }
 // llvm-symbolizer-14 on Mach-O. They are appended to refExceptions (the
 // fixture names differ from the ELF ones, so neither list excuses the
 // other's cases).
-var machoRefExceptions = []refException{
-	{
+var machoRefExceptions = slices.Concat(
+	eachFixture([]string{"main.arm64.stripped", "prog.arm64.stripped", "prog.x86_64.stripped-dsym"}, refException{
 		field: "FunctionName",
 		match: func(_ uint64, ref, got *refFrame) bool {
 			return ref.FunctionName == "_mh_execute_header" && isSynthesized(got.FunctionName)
 		},
-		reason: "stripped image without a dSYM: LLVM 14 names every function after __mh_execute_header, " +
+		reason: "stripped image, without a dSYM or where the dSYM's DWARF covers nothing: LLVM 14 names " +
+			"every function after __mh_execute_header, " +
 			"whose computed size spans all of __text; we answer from LC_FUNCTION_STARTS with the " +
 			"function's own start, named after its address",
-	},
-	{
+	}),
+	eachFixture([]string{"main.arm64.stripped", "prog.arm64.stripped", "prog.x86_64.stripped-dsym"}, refException{
 		field: "StartAddress",
 		match: func(_ uint64, ref, got *refFrame) bool {
-			return ref.FunctionName == "_mh_execute_header" && ref.StartAddress == "0x100000000"
+			return ref.FunctionName == "_mh_execute_header" && ref.StartAddress == "0x100000000" &&
+				isSynthesized(got.FunctionName) && got.StartAddress == got.FunctionName
 		},
-		reason: "follows from the rows on __mh_execute_header: our start is the function start's or the DIE's",
-	},
-	{
+		reason: "follows from the FunctionName exception: LLVM's start is __mh_execute_header's, ours the " +
+			"function start's",
+	}),
+	[]refException{{
 		fixture: "prog.x86_64.stripped-dsym", field: "FunctionName",
 		match: func(_ uint64, ref, got *refFrame) bool {
 			return ref.FunctionName == "_mh_execute_header" && got.FunctionName != "" && !isSynthesized(got.FunctionName)
 		},
 		reason: "stripped image with its dSYM: LLVM 14 renames the outermost DWARF frame after " +
 			"__mh_execute_header; LC_FUNCTION_STARTS shows that symbol is not the function, so we keep DWARF's name",
-	},
+	}, {
+		fixture: "prog.x86_64.stripped-dsym", field: "StartAddress",
+		match: func(_ uint64, ref, got *refFrame) bool {
+			return ref.FunctionName == "_mh_execute_header" && ref.StartAddress == "0x100000000" &&
+				got.FunctionName != "" && !isSynthesized(got.FunctionName)
+		},
+		reason: "follows from the FunctionName exception: LLVM's start is __mh_execute_header's, ours DWARF's",
+	}},
+)
+
+// eachFixture copies e for each of fixtures: one exception per fixture,
+// each of which must excuse something.
+func eachFixture(fixtures []string, e refException) []refException {
+	var out []refException
+	for _, f := range fixtures {
+		e.fixture = f
+		out = append(out, e)
+	}
+	return out
 }
 
 func init() { refExceptions = append(refExceptions, machoRefExceptions...) }
@@ -97,15 +118,17 @@ func TestMachOReferenceLLVMSymbolizer(t *testing.T) {
 	if err != nil {
 		t.Skip("llvm-symbolizer-14 not installed")
 	}
+	ex := newRefExcuses(refExceptions)
 	for _, fx := range machoFixtures {
 		t.Run(fx.name(), func(t *testing.T) {
 			eachInlineMode(t, sampleMachOAddrs(t, fx), func(t *testing.T, addrs []uint64, inlines bool, mode string) {
 				ref := runLLVMMachO(t, llvm, fx, addrs, inlines)
 				got := runOursSlid(t, fx, addrs, inlines)
-				compareRef(t, fx.name()+" "+mode, addrs, ref, got)
+				compareRef(t, ex, fx.name(), mode, addrs, ref, got)
 			})
 		})
 	}
+	ex.check(t)
 }
 
 // eachInlineMode runs fn on addrs, cut to their first 500 under -short, as
