@@ -184,7 +184,7 @@ const readAheadMin = 2 * batchChunk
 // readAhead inflates the lazy sections to their ends, a step at a time so
 // that lookups needing bytes are not held up behind the whole section. It
 // stops when closed is set.
-func (s *dwarfState) readAhead(closed *atomic.Bool) {
+func (s *dwarfModule) readAhead(closed *atomic.Bool) {
 	s.aheadOnce.Do(func() {
 		const step = 8 << 20
 		for _, l := range []*buf.Lazy{s.line, s.info} {

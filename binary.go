@@ -5,11 +5,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/symbolize-go/symbolize/inline"
-	"github.com/symbolize-go/symbolize/internal/buf"
-	"github.com/symbolize-go/symbolize/internal/dw"
-	"github.com/symbolize-go/symbolize/internal/dwinfo"
-	"github.com/symbolize-go/symbolize/linetable"
 	"github.com/symbolize-go/symbolize/symtab"
 )
 
@@ -23,10 +18,13 @@ type Binary struct {
 	src    source
 	opts   Options
 	code   [][2]uint64 // sorted code section ranges; nil if unknown
+
+	answerers []answerer // tried in order for each address (lookup.go)
+	namers    []namer    // name the outermost frame (lookup.go)
 	closed atomic.Bool
 
 	dwarfOnce sync.Once
-	dwarf     *dwarfState // nil when the file has no usable DWARF
+	dwarf     *dwarfModule // nil when the file has no usable DWARF
 
 	warns warnList
 
@@ -37,7 +35,7 @@ type Binary struct {
 }
 
 func newBinary(path string, src source, o Options) *Binary {
-	return &Binary{path: path, src: src, opts: o, code: src.codeRanges()}
+	return &Binary{path: path, src: src, opts: o, code: src.codeRanges(), answerers: src.answerers(), namers: src.namers()}
 }
 
 // codeRange returns the code section holding pc, or the whole address
@@ -97,222 +95,12 @@ func (b *Binary) Close() error {
 	return b.src.close()
 }
 
-// dwarfState is the decoded view of the DWARF sections.
-type dwarfState struct {
-	data    *dwinfo.Data
-	index   *dwinfo.Index
-	line    *buf.Lazy // nil without .debug_line
-	info    *buf.Lazy // the same bytes dwinfo reads (both fetch from one cache)
-	lineStr []byte
-	str     []byte
-	big     bool
-	units   sync.Map // .debug_info offset -> *unitState
-	recent  [64]atomic.Pointer[unitState]
-
-	aheadOnce sync.Once
-	warns     *warnList
-}
-
-// The sections loadDWARF reads, as indexes into dwarfSections.
-const (
-	secInfo = iota
-	secAbbrev
-	secStr
-	secLineStr
-	secStrOffsets
-	secAddr
-	secRanges
-	secRnglists
-	secAranges
-	secLine
-)
-
-var dwarfSections = [...]string{
-	secInfo: ".debug_info", secAbbrev: ".debug_abbrev", secStr: ".debug_str", secLineStr: ".debug_line_str",
-	secStrOffsets: ".debug_str_offsets", secAddr: ".debug_addr", secRanges: ".debug_ranges",
-	secRnglists: ".debug_rnglists", secAranges: ".debug_aranges", secLine: ".debug_line",
-}
-
-// loadDWARF decompresses the sections symbolication needs, both cores at a
-// time, and builds the address index's first tier. pc is the first address
-// looked up: while the other sections inflate, the unit that covers it (by
-// .debug_aranges) is made available too.
-func (b *Binary) loadDWARF(pc uint64) *dwarfState {
-	b.dwarfOnce.Do(func() {
-		names := &dwarfSections
-		var out [len(names)][]byte
-		var errs [len(names)]error
-		// .debug_info and .debug_line, when compressed, are inflated
-		// only as far as the units looked up need (the bulk of a large
-		// debug file's DWARF); the rest are needed whole, and inflate
-		// in parallel.
-		var lazy [len(names)]*buf.Lazy
-		ls, _ := b.src.(lazySource)
-		for _, i := range []int{secInfo, secLine} {
-			if ls != nil {
-				if fetch, size, ok := ls.lazySection(names[i]); ok {
-					lazy[i] = buf.NewLazy(nil, size, fetch)
-				}
-			}
-		}
-		var wg sync.WaitGroup
-		if lazy[secInfo] != nil {
-			// The aranges are small: read them first to find pc's unit
-			// and inflate .debug_info through it alongside the rest.
-			out[secAranges], errs[secAranges] = b.src.dwarfSection(names[secAranges])
-			aranges := dwinfo.New(dwinfo.Sections{Aranges: out[secAranges]}, nil)
-			if off, _, _, ok := dwinfo.NewIndex(aranges).LookupRange(pc); ok && errs[secAranges] == nil {
-				wg.Go(func() { lazy[secInfo].Unit(off) })
-			}
-		}
-		for i, name := range names {
-			if lazy[i] != nil || out[i] != nil {
-				continue
-			}
-			wg.Go(func() { out[i], errs[i] = b.src.dwarfSection(name) })
-		}
-		wg.Wait()
-		// A section that does not decode (a bad compression header, an
-		// unknown compression type, a corrupt stream) costs that section
-		// alone, as in llvm-symbolizer: the others, and the symbol table,
-		// still answer.
-		for i, err := range errs {
-			if err != nil {
-				b.warns.add(err)
-				out[i] = nil
-			}
-		}
-		for _, i := range []int{secInfo, secLine} {
-			if lazy[i] == nil && out[i] != nil {
-				lazy[i] = buf.NewLazy(out[i], 0, nil)
-			}
-		}
-		if lazy[secInfo] == nil {
-			return // no DWARF: the symbol table answers alone
-		}
-		// Without .debug_line (stripped of it alone) the DIEs still name
-		// the inline chain and its call sites, as in llvm-symbolizer.
-		big := b.src.bigEndian()
-		secs := dwinfo.Sections{
-			Info: out[secInfo], Abbrev: out[secAbbrev], Str: out[secStr], LineStr: out[secLineStr],
-			StrOffsets: out[secStrOffsets], Addr: out[secAddr], Ranges: out[secRanges],
-			Rnglists: out[secRnglists], Aranges: out[secAranges], BigEndian: big,
-		}
-		if lazy[secInfo].Fetch != nil {
-			secs.InfoPrefix, secs.InfoSize = lazy[secInfo].Fetch, lazy[secInfo].Size
-		}
-		d := dwinfo.New(secs, nil)
-		b.dwarf = &dwarfState{data: d, index: dwinfo.NewIndex(d), line: lazy[secLine], info: lazy[secInfo],
-			lineStr: out[secLineStr], str: out[secStr], big: big, warns: &b.warns}
-	})
+// loadDWARF returns the module of the binary's own DWARF (its debug file's,
+// or its dSYM's), loaded on first use with pc as the first address looked
+// up; nil when there is none.
+func (b *Binary) loadDWARF(pc uint64) *dwarfModule {
+	b.dwarfOnce.Do(func() { b.dwarf = loadModule(b.src, pc, &b.warns) })
 	return b.dwarf
-}
-
-// unitState is one compilation unit's lazily built lookup structures. The
-// line table is built apart from the inline index because building one
-// unit's inline index may need another unit's line table (gcc LTO keeps
-// abstract origins in units of their own).
-type unitState struct {
-	off      uint64 // of the unit in .debug_info
-	lineOnce sync.Once
-	unit     *dwinfo.Unit
-	lines    *linetable.Table
-	compDir  string
-	lineErr  error
-
-	inlOnce sync.Once
-	inl     *inline.Index
-	inlErr  error
-}
-
-// unitLines returns the unit at .debug_info offset off with its line table.
-func (s *dwarfState) unitLines(off uint64) (*unitState, error) {
-	// A small direct-mapped cache in front of the map: lookups of nearby
-	// addresses hit the same few units.
-	slot := &s.recent[(off>>4)%uint64(len(s.recent))]
-	us := slot.Load()
-	if us == nil || us.off != off {
-		v, ok := s.units.Load(off)
-		if !ok {
-			v, _ = s.units.LoadOrStore(off, &unitState{off: off})
-		}
-		us = v.(*unitState)
-		slot.Store(us)
-	}
-	us.lineOnce.Do(func() {
-		// Reported once per unit: the error is kept and every later
-		// lookup in the unit gets it without a new warning.
-		if us.lineErr = s.loadLines(us, off); us.lineErr != nil {
-			s.warn(us.lineErr)
-		}
-	})
-	return us, us.lineErr
-}
-
-// unit returns the unit at off with its line table and inline index.
-func (s *dwarfState) unit(off uint64) (*unitState, error) {
-	us, err := s.unitLines(off)
-	if err != nil {
-		return nil, err
-	}
-	us.inlOnce.Do(func() {
-		opts := &inline.Options{LineTable: func(u *dwinfo.Unit) *linetable.Table {
-			if o, err := s.unitLines(u.Offset); err == nil {
-				return o.lines
-			}
-			return nil
-		}}
-		// Build returns a usable (possibly partial) index even with an
-		// error; the error is kept as a warning.
-		us.inl, us.inlErr = inline.Build(s.data, us.unit, us.lines, opts)
-		if us.inlErr != nil {
-			s.warn(us.inlErr)
-		}
-	})
-	return us, nil
-}
-
-func (s *dwarfState) loadLines(us *unitState, off uint64) error {
-	h, err := s.data.HeaderAt(off)
-	if err != nil {
-		return err
-	}
-	u, err := s.data.LoadUnit(h)
-	if err != nil {
-		return err
-	}
-	us.unit = u
-	us.compDir = string(u.Root.CompDir)
-	if u.RootErr != nil {
-		s.warn(u.RootErr) // that attribute is lost, the unit answers
-	}
-	if !u.Root.HasStmt || s.line == nil {
-		return nil
-	}
-	opts := &linetable.Options{
-		BigEndian:   s.big,
-		LineStr:     s.lineStr,
-		Str:         s.str,
-		AddressSize: h.AddrSize,
-		StrX: func(i uint64) (string, error) {
-			b, err := u.String(dw.Value{Class: dw.ClassStrx, U: i})
-			return string(b), err
-		},
-	}
-	line, err := s.line.Unit(u.Root.StmtList)
-	if err != nil {
-		// The unit's DIEs still name its functions, without lines.
-		s.warn(err)
-		return nil
-	}
-	lt, err := linetable.NewTable(line, u.Root.StmtList, opts)
-	if err != nil {
-		// LLVM goes on without the line table; so do we, and say why.
-		s.warn(err)
-		return nil
-	}
-	us.lines = lt
-	return nil
 }
 
 // maxWarnings bounds the warnings a Binary keeps.
@@ -332,8 +120,6 @@ func (w *warnList) add(err error) {
 	}
 	w.mu.Unlock()
 }
-
-func (s *dwarfState) warn(err error) { s.warns.add(err) }
 
 // symbols returns the module's symbol table, built on first use. A table
 // that does not decode whole keeps the entries before the bad one, and the

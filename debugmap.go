@@ -75,7 +75,7 @@ type dmObject struct {
 	info macho.DebugObject
 
 	once  sync.Once
-	state *dwarfState // nil when the object is unusable or has no DWARF
+	state *dwarfModule // nil when the object is unusable or has no DWARF
 	// byObj holds the object's functions with a resolved object address,
 	// sorted by it: where an answer's addresses (an inlined copy's start)
 	// are translated back into the image.
@@ -216,15 +216,7 @@ func (o *dmObject) open(m *debugMap, b *Binary) error {
 	// section-relative values (relocations against sections, r_extern
 	// 0), so the bytes already hold object addresses and no relocation
 	// needs applying.
-	sub := newBinary(p, &machoSource{bin: obj}, b.opts)
-	s := sub.loadDWARF(0)
-	for _, w := range sub.Warnings() {
-		b.warns.add(w) // sections of the object that did not decode
-	}
-	if s != nil {
-		s.warns = &b.warns
-	}
-	o.state = s
+	o.state = loadModule(&machoSource{bin: obj}, 0, &b.warns)
 	return nil
 }
 
@@ -246,49 +238,36 @@ func (o *dmObject) toImage(objAddr uint64) (uint64, bool) {
 	return objAddr - r.objAddr + r.addr, true
 }
 
-// debugMap returns the debug map that answers for b's DWARF, or nil when
-// there is none (not Mach-O, a dSYM was found, Options.NoDebugFile, or an
-// image read from memory).
-func (b *Binary) debugMap() *debugMap {
-	if m, ok := b.src.(*machoSource); ok {
-		return m.dmap
-	}
-	return nil
-}
-
-// appendDebugMap is appendDWARF for an image answered from its debug
+// appendFrames answers for a Mach-O image without a dSYM from its debug
 // map's objects. [lo, hi) is the code section around pc. The frames' and
 // the range's addresses are the image's.
-func (b *Binary) appendDebugMap(dst []Frame, m *debugMap, pc, lo, hi uint64) (_ []Frame, _, _ uint64, err error) {
+func (m *debugMap) appendFrames(b *Binary, dst []Frame, pc, lo, hi uint64) ([]Frame, uint64, uint64, bool) {
 	m.load()
 	f, ok := m.lookup(pc)
 	if !ok {
-		return dst, pc, pc + 1, nil
+		return dst, pc, pc + 1, true
 	}
 	o := m.object(f.obj, b)
 	if o == nil {
-		return dst, pc, pc + 1, nil
+		return dst, pc, pc + 1, true
 	}
 	sym := &o.info.Symbols[f.sym]
 	if !sym.HasObjAddr || sym.ObjAddr+f.size < sym.ObjAddr {
-		return dst, pc, pc + 1, nil
+		return dst, pc, pc + 1, true
 	}
 	// Within the function, image and object addresses differ by a
 	// constant; outside it nothing is known, so the range stays inside.
 	lo, hi = max(lo, f.addr), min(hi, f.addr+f.size)
 	toObj := func(a uint64) uint64 { return a - f.addr + sym.ObjAddr }
 	n := len(dst)
-	dst, olo, ohi, err := b.appendUnits(dst, o.state, toObj(pc), toObj(lo), toObj(hi))
-	if err != nil {
-		return dst, pc, pc + 1, err
-	}
+	dst, olo, ohi := o.state.appendFrames(dst, toObj(pc), toObj(lo), toObj(hi), &b.opts)
 	if len(dst) == n+1 && dst[n].DWARFName == "" && !dst[n].HasStartAddress {
 		// Only the line table covers pc, not a subprogram: the
 		// alignment padding after a function, which its N_FUN size
 		// includes. dsymutil keeps only the line rows inside linked
 		// subprograms' [low_pc, high_pc), so the dSYM says nothing
 		// here, and neither do we.
-		return dst[:n], pc, pc + 1, nil
+		return dst[:n], pc, pc + 1, true
 	}
 	for i := n; i < len(dst); i++ {
 		fr := &dst[i]
@@ -301,5 +280,5 @@ func (b *Binary) appendDebugMap(dst []Frame, m *debugMap, pc, lo, hi uint64) (_ 
 			fr.StartAddress, fr.HasStartAddress = 0, false
 		}
 	}
-	return dst, olo - sym.ObjAddr + f.addr, ohi - sym.ObjAddr + f.addr, nil
+	return dst, olo - sym.ObjAddr + f.addr, ohi - sym.ObjAddr + f.addr, true
 }

@@ -34,50 +34,19 @@ func (b *Binary) appendFrames(dst []Frame, pc uint64) (_ []Frame, lo, hi uint64,
 		return dst, pc, pc + 1, ErrClosed
 	}
 	n := len(dst)
-	dst, lo, hi, err = b.appendDWARF(dst, pc)
-	if err != nil {
-		return dst[:n], pc, pc + 1, err
+	lo, hi = pc, pc+1
+	// DWARF answers only code addresses: GNU ld leaves the DWARF of
+	// sections removed by --gc-sections at address 0 (see codeRange).
+	if clo, chi, ok := b.codeRange(pc); ok {
+		for _, a := range b.answerers {
+			var present bool
+			if dst, lo, hi, present = a.appendFrames(b, dst, pc, clo, chi); present {
+				break
+			}
+		}
 	}
 	if !b.opts.NoSymbolTable {
-		m, ok := b.symbols().Lookup(pc)
-		if ok {
-			lo, hi = max(lo, m.Start), min(hi, m.End)
-		} else {
-			lo, hi = pc, pc+1
-		}
-		if start, name, fsOK := b.functionStart(pc); fsOK && (!ok || start > m.Start) {
-			// LC_FUNCTION_STARTS knows a nearer function than the
-			// symbol table (in a stripped image, __mh_execute_header
-			// covers all of __text): it answers alone, or leaves the
-			// DWARF name alone rather than rename it as LLVM would.
-			ok = false
-			lo, hi = pc, pc+1
-			if len(dst) == n {
-				dst = append(dst, Frame{Source: SourceFunctionStarts, SymbolName: name, SymbolOffset: pc - start})
-				if b.opts.FunctionNames == NamesLinkage {
-					dst[n].Function = name
-					dst[n].StartAddress, dst[n].HasStartAddress = start, true
-				}
-			}
-		}
-		if ok {
-			if len(dst) == n {
-				dst = append(dst, Frame{Source: SourceSymbolTable})
-			}
-			out := &dst[len(dst)-1]
-			out.SymbolName, out.SymbolOffset = m.Name, m.Offset
-			// llvm-symbolizer lets the symbol table name the outermost
-			// frame when it asks for linkage names.
-			if b.opts.FunctionNames == NamesLinkage {
-				out.Function = m.Name
-				out.StartAddress, out.HasStartAddress = m.Start, true
-				if out.File == "" {
-					// No line table answered: llvm-symbolizer names
-					// the local symbol's STT_FILE instead.
-					out.File = m.File
-				}
-			}
-		}
+		dst, lo, hi = b.nameOutermost(dst, n, pc, lo, hi)
 	}
 	if len(dst) == n {
 		dst = append(dst, Frame{})
@@ -98,49 +67,127 @@ func (b *Binary) appendFrames(dst []Frame, pc uint64) (_ []Frame, lo, hi uint64,
 	return dst, lo, hi, nil
 }
 
-// appendDWARF appends what DWARF knows of pc: nothing when no unit covers
-// it; else the inline chain (or its single llvm-symbolizer --no-inlines
-// summary) with the line table's location on the innermost frame.
-//
-// It also returns the range around pc with the same DWARF answer.
-func (b *Binary) appendDWARF(dst []Frame, pc uint64) (_ []Frame, lo, hi uint64, err error) {
-	lo, hi, ok := b.codeRange(pc)
-	if !ok {
-		return dst, pc, pc + 1, nil
-	}
-	s := b.loadDWARF(pc)
-	if s == nil {
-		if m := b.debugMap(); m != nil {
-			// A Mach-O image without DWARF or dSYM: its debug map's
-			// objects answer (debugmap.go).
-			return b.appendDebugMap(dst, m, pc, lo, hi)
-		}
-		return dst, pc, pc + 1, nil
-	}
-	return b.appendUnits(dst, s, pc, lo, hi)
+// An answerer is one source of frames: a module's DWARF, a Mach-O image's
+// debug map, and so on. Each binary format lists its answerers in the
+// order they are tried (source.answerers); the first one present answers
+// alone, and the namers then name the outermost frame. Adding a source of
+// answers is adding an answerer, not another branch in appendFrames.
+type answerer interface {
+	// appendFrames appends what the answerer knows of pc, which lies in
+	// the code range [lo, hi), and returns the range around pc that has
+	// the same answer. present is false when the answerer has no
+	// information for this binary at all (a binary without DWARF), so
+	// that the next one is tried; a present answerer that knows nothing
+	// of pc appends nothing and ends the list.
+	appendFrames(b *Binary, dst []Frame, pc, lo, hi uint64) (_ []Frame, flo, fhi uint64, present bool)
 }
 
-// appendUnits is appendDWARF once the DWARF (of the image, its debug file,
-// or a debug-map object, whose address space pc, lo and hi are then in) is
-// known: [lo, hi) is the code range around pc.
-func (b *Binary) appendUnits(dst []Frame, s *dwarfState, pc, lo, hi uint64) (_ []Frame, _, _ uint64, err error) {
+// dwarfAnswerer answers from the binary's own module (its DWARF, its
+// separate debug file's or its dSYM's).
+type dwarfAnswerer struct{}
+
+func (dwarfAnswerer) appendFrames(b *Binary, dst []Frame, pc, lo, hi uint64) ([]Frame, uint64, uint64, bool) {
+	s := b.loadDWARF(pc)
+	if s == nil {
+		return dst, pc, pc + 1, false
+	}
+	dst, lo, hi = s.appendFrames(dst, pc, lo, hi, &b.opts)
+	return dst, lo, hi, true
+}
+
+// naming is a namer's answer for an address: the function (symbol) that
+// holds it.
+type naming struct {
+	name   string
+	file   string // the file to print when no line table answered (an ELF local symbol's STT_FILE)
+	start  uint64 // the function's first address
+	lo, hi uint64 // where this naming holds (Batch reuses it there)
+	source Source
+	// rename lets the naming replace the DWARF name of the outermost
+	// frame, as llvm-symbolizer lets the symbol table do; otherwise it
+	// only answers an address no answerer knows.
+	rename bool
+}
+
+// A namer names the outermost frame: the final pass after the answerers.
+// Of the namers that cover an address, the one whose function starts
+// nearest below it wins, the earlier in the list on a tie.
+type namer interface {
+	naming(b *Binary, pc uint64) (naming, bool)
+}
+
+// symtabNamer names from the binary's symbol table.
+type symtabNamer struct{}
+
+func (symtabNamer) naming(b *Binary, pc uint64) (naming, bool) {
+	m, ok := b.symbols().Lookup(pc)
+	if !ok {
+		return naming{}, false
+	}
+	return naming{name: m.Name, file: m.File, start: m.Start, lo: m.Start, hi: m.End, source: SourceSymbolTable, rename: true}, true
+}
+
+// nameOutermost runs the namers over the frames dst[n:] of pc: the winning
+// naming renames the outermost frame or, when no answerer knew pc, is its
+// only frame. [lo, hi) is narrowed to where the answer still holds.
+func (b *Binary) nameOutermost(dst []Frame, n int, pc, lo, hi uint64) (_ []Frame, _, _ uint64) {
+	var best naming
+	found := false
+	for _, nm := range b.namers {
+		if c, ok := nm.naming(b, pc); ok && (!found || c.start > best.start) {
+			best, found = c, true
+		}
+	}
+	if !found {
+		return dst, pc, pc + 1
+	}
+	lo, hi = max(lo, best.lo), min(hi, best.hi)
+	if len(dst) == n {
+		dst = append(dst, Frame{Source: best.source})
+	} else if !best.rename {
+		return dst, lo, hi
+	}
+	out := &dst[len(dst)-1]
+	out.SymbolName, out.SymbolOffset = best.name, pc-best.start
+	// llvm-symbolizer lets the symbol table name the outermost frame when
+	// it asks for linkage names.
+	if b.opts.FunctionNames == NamesLinkage {
+		out.Function = best.name
+		out.StartAddress, out.HasStartAddress = best.start, true
+		if out.File == "" {
+			// No line table answered: llvm-symbolizer names the local
+			// symbol's STT_FILE instead.
+			out.File = best.file
+		}
+	}
+	return dst, lo, hi
+}
+
+// appendFrames appends what the module's DWARF knows of pc: nothing when
+// no unit covers it (or the unit does not decode: that costs the unit, and
+// its error is a warning); else the inline chain (or its single
+// llvm-symbolizer --no-inlines summary) with the line table's location on
+// the innermost frame. pc, lo and hi are in the module's address space,
+// [lo, hi) the code range around pc; it returns the range around pc with
+// the same answer.
+func (s *dwarfModule) appendFrames(dst []Frame, pc, lo, hi uint64, o *Options) ([]Frame, uint64, uint64) {
 	off, ulo, uhi, ok := s.index.LookupRange(pc)
 	if !ok {
-		return dst, pc, pc + 1, nil
+		return dst, pc, pc + 1
 	}
 	lo, hi = max(lo, ulo), min(hi, uhi)
 	us, err := s.unit(off)
 	if err != nil {
 		// An undecodable unit costs that unit's DWARF (the error is in
 		// Warnings, reported once): the symbol table still names pc.
-		return dst, pc, pc + 1, nil
+		return dst, pc, pc + 1
 	}
 	cp := chainPool.Get().(*[]inline.Frame)
 	// llvm-symbolizer 14 --no-inlines names its one frame after the
 	// innermost DIE (the symbol table then renames it when asked for
 	// linkage names) and takes its declaration line and low_pc.
 	limit := 0
-	if !b.opts.Inlines {
+	if !o.Inlines {
 		limit = 1
 	}
 	chain, clo, chi := us.inl.AppendChainRange((*cp)[:0], pc, limit)
@@ -163,14 +210,14 @@ func (b *Binary) appendUnits(dst []Frame, s *dwarfState, pc, lo, hi uint64) (_ [
 			Inlined:         i+1 < last,
 			Source:          SourceDWARF,
 		}
-		if b.opts.FunctionNames == NamesShort {
+		if o.FunctionNames == NamesShort {
 			f.Function = fn.ShortName
 		}
 		dst = append(dst, f)
 	}
 	*cp = chain[:0]
 	chainPool.Put(cp)
-	return dst, lo, hi, nil
+	return dst, lo, hi
 }
 
 // demangle returns symtab.Demangle(name, symtab.StyleLLVM), remembering

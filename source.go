@@ -12,16 +12,18 @@ import (
 // source is what a Binary needs from an object format: DWARF section bytes
 // by their ELF names, the symbol table, and where code lives.
 type source interface {
-	// dwarfSection returns the decompressed section ".debug_X" (or nil
-	// when absent).
-	dwarfSection(name string) ([]byte, error)
-	bigEndian() bool
+	sectionSource // the DWARF of the binary's own module
 	// symbols returns every symbol-table entry (symtab.New keeps the ones
 	// that name code or data).
 	symbols() ([]symtab.Symbol, error)
 	// codeRanges returns the sorted [start, end) ranges of code sections,
 	// or nil when unknown.
 	codeRanges() [][2]uint64
+	// answerers returns the sources of frames in the order they are
+	// tried, and namers the sources of outermost names (see answerer,
+	// namer).
+	answerers() []answerer
+	namers() []namer
 	close() error
 }
 
@@ -131,6 +133,12 @@ func (e *elfSource) codeRanges() [][2]uint64 {
 	slices.SortFunc(r, func(a, b [2]uint64) int { return cmp.Compare(a[0], b[0]) })
 	return r
 }
+
+// answerers: the DWARF of the binary or of its debug file.
+func (e *elfSource) answerers() []answerer { return []answerer{dwarfAnswerer{}} }
+
+// namers: the binary's symbol table.
+func (e *elfSource) namers() []namer { return []namer{symtabNamer{}} }
 
 func (e *elfSource) close() error {
 	err := e.bin.Close()

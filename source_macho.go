@@ -295,13 +295,33 @@ func (fs *funcStarts) lookup(pc uint64) (start uint64, name string, ok bool) {
 	return fs.starts[i], fs.names[fs.nameAt[i]:fs.nameAt[i+1]], true
 }
 
-// functionStart answers pc from LC_FUNCTION_STARTS, for images that have
+// functionStartsNamer names from LC_FUNCTION_STARTS, for images that have
 // the table: the start of the function holding pc and a name synthesized
-// from it.
-func (b *Binary) functionStart(pc uint64) (start uint64, name string, ok bool) {
-	m, isMachO := b.src.(*machoSource)
-	if !isMachO || !b.inCode(pc) {
-		return 0, "", false
+// from it. It renames no DWARF frame: where it knows a nearer function than
+// the symbol table (in a stripped image, __mh_execute_header covers all of
+// __text) it answers alone, or leaves the DWARF name alone rather than let
+// the symbol table rename it as LLVM would.
+type functionStartsNamer struct{ m *machoSource }
+
+func (n functionStartsNamer) naming(b *Binary, pc uint64) (naming, bool) {
+	if !b.inCode(pc) {
+		return naming{}, false
 	}
-	return m.functionStarts(b.code, &b.warns).lookup(pc)
+	start, name, ok := n.m.functionStarts(b.code, &b.warns).lookup(pc)
+	if !ok {
+		return naming{}, false
+	}
+	return naming{name: name, start: start, lo: pc, hi: pc + 1, source: SourceFunctionStarts}, true
 }
+
+// answerers: the dSYM's (or the image's own) DWARF, else, without a dSYM,
+// the objects of the debug map.
+func (m *machoSource) answerers() []answerer {
+	if m.dmap != nil {
+		return []answerer{dwarfAnswerer{}, m.dmap}
+	}
+	return []answerer{dwarfAnswerer{}}
+}
+
+// namers: the image's symbol table, then its function starts.
+func (m *machoSource) namers() []namer { return []namer{symtabNamer{}, functionStartsNamer{m}} }

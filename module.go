@@ -1,0 +1,247 @@
+package symbolize
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/symbolize-go/symbolize/inline"
+	"github.com/symbolize-go/symbolize/internal/buf"
+	"github.com/symbolize-go/symbolize/internal/dw"
+	"github.com/symbolize-go/symbolize/internal/dwinfo"
+	"github.com/symbolize-go/symbolize/linetable"
+)
+
+// dwarfModule is one file's DWARF: its sections, the address index over
+// its units, and each unit's line table and inline index, built on first
+// use. It is the layer answers are composed from: an ELF binary or its
+// debug file is one module, a Mach-O image or its dSYM another, and each
+// object file of a Mach-O debug map is a module of its own. A module is
+// safe for concurrent use.
+type dwarfModule struct {
+	data    *dwinfo.Data
+	index   *dwinfo.Index
+	line    *buf.Lazy // nil without .debug_line
+	info    *buf.Lazy // the same bytes dwinfo reads (both fetch from one cache)
+	lineStr []byte
+	str     []byte
+	big     bool
+	units   sync.Map // .debug_info offset -> *unitState
+	recent  [64]atomic.Pointer[unitState]
+
+	aheadOnce sync.Once
+	warns     *warnList
+}
+
+// The sections a module reads, as indexes into dwarfSections.
+const (
+	secInfo = iota
+	secAbbrev
+	secStr
+	secLineStr
+	secStrOffsets
+	secAddr
+	secRanges
+	secRnglists
+	secAranges
+	secLine
+)
+
+var dwarfSections = [...]string{
+	secInfo: ".debug_info", secAbbrev: ".debug_abbrev", secStr: ".debug_str", secLineStr: ".debug_line_str",
+	secStrOffsets: ".debug_str_offsets", secAddr: ".debug_addr", secRanges: ".debug_ranges",
+	secRnglists: ".debug_rnglists", secAranges: ".debug_aranges", secLine: ".debug_line",
+}
+
+// sectionSource is what a module is read from: DWARF section bytes by
+// their ELF names (".debug_info"; Mach-O's __debug_info answers to it) and
+// the byte order. A sectionSource that is also a lazySource lets
+// compressed .debug_info and .debug_line inflate only as far as needed.
+type sectionSource interface {
+	// dwarfSection returns the decompressed section ".debug_X" (or nil
+	// when absent).
+	dwarfSection(name string) ([]byte, error)
+	bigEndian() bool
+}
+
+// loadModule decompresses the sections symbolication needs from src, both
+// cores at a time, and builds the address index's first tier; it returns
+// nil when src has no .debug_info. pc is the first address looked up:
+// while the other sections inflate, the unit that covers it (by
+// .debug_aranges) is made available too. A section that does not decode
+// costs that section alone, its error going to warns.
+func loadModule(src sectionSource, pc uint64, warns *warnList) *dwarfModule {
+	names := &dwarfSections
+	var out [len(names)][]byte
+	var errs [len(names)]error
+	// .debug_info and .debug_line, when compressed, are inflated
+	// only as far as the units looked up need (the bulk of a large
+	// debug file's DWARF); the rest are needed whole, and inflate
+	// in parallel.
+	var lazy [len(names)]*buf.Lazy
+	ls, _ := src.(lazySource)
+	for _, i := range []int{secInfo, secLine} {
+		if ls != nil {
+			if fetch, size, ok := ls.lazySection(names[i]); ok {
+				lazy[i] = buf.NewLazy(nil, size, fetch)
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	if lazy[secInfo] != nil {
+		// The aranges are small: read them first to find pc's unit
+		// and inflate .debug_info through it alongside the rest.
+		out[secAranges], errs[secAranges] = src.dwarfSection(names[secAranges])
+		aranges := dwinfo.New(dwinfo.Sections{Aranges: out[secAranges]}, nil)
+		if off, _, _, ok := dwinfo.NewIndex(aranges).LookupRange(pc); ok && errs[secAranges] == nil {
+			wg.Go(func() { lazy[secInfo].Unit(off) })
+		}
+	}
+	for i, name := range names {
+		if lazy[i] != nil || out[i] != nil {
+			continue
+		}
+		wg.Go(func() { out[i], errs[i] = src.dwarfSection(name) })
+	}
+	wg.Wait()
+	// A section that does not decode (a bad compression header, an
+	// unknown compression type, a corrupt stream) costs that section
+	// alone, as in llvm-symbolizer: the others, and the symbol table,
+	// still answer.
+	for i, err := range errs {
+		if err != nil {
+			warns.add(err)
+			out[i] = nil
+		}
+	}
+	for _, i := range []int{secInfo, secLine} {
+		if lazy[i] == nil && out[i] != nil {
+			lazy[i] = buf.NewLazy(out[i], 0, nil)
+		}
+	}
+	if lazy[secInfo] == nil {
+		return nil // no DWARF: the symbol table answers alone
+	}
+	// Without .debug_line (stripped of it alone) the DIEs still name
+	// the inline chain and its call sites, as in llvm-symbolizer.
+	big := src.bigEndian()
+	secs := dwinfo.Sections{
+		Info: out[secInfo], Abbrev: out[secAbbrev], Str: out[secStr], LineStr: out[secLineStr],
+		StrOffsets: out[secStrOffsets], Addr: out[secAddr], Ranges: out[secRanges],
+		Rnglists: out[secRnglists], Aranges: out[secAranges], BigEndian: big,
+	}
+	if lazy[secInfo].Fetch != nil {
+		secs.InfoPrefix, secs.InfoSize = lazy[secInfo].Fetch, lazy[secInfo].Size
+	}
+	d := dwinfo.New(secs, nil)
+	return &dwarfModule{data: d, index: dwinfo.NewIndex(d), line: lazy[secLine], info: lazy[secInfo],
+		lineStr: out[secLineStr], str: out[secStr], big: big, warns: warns}
+}
+
+// unitState is one compilation unit's lazily built lookup structures. The
+// line table is built apart from the inline index because building one
+// unit's inline index may need another unit's line table (gcc LTO keeps
+// abstract origins in units of their own).
+type unitState struct {
+	off      uint64 // of the unit in .debug_info
+	lineOnce sync.Once
+	unit     *dwinfo.Unit
+	lines    *linetable.Table
+	compDir  string
+	lineErr  error
+
+	inlOnce sync.Once
+	inl     *inline.Index
+	inlErr  error
+}
+
+// unitLines returns the unit at .debug_info offset off with its line table.
+func (s *dwarfModule) unitLines(off uint64) (*unitState, error) {
+	// A small direct-mapped cache in front of the map: lookups of nearby
+	// addresses hit the same few units.
+	slot := &s.recent[(off>>4)%uint64(len(s.recent))]
+	us := slot.Load()
+	if us == nil || us.off != off {
+		v, ok := s.units.Load(off)
+		if !ok {
+			v, _ = s.units.LoadOrStore(off, &unitState{off: off})
+		}
+		us = v.(*unitState)
+		slot.Store(us)
+	}
+	us.lineOnce.Do(func() {
+		// Reported once per unit: the error is kept and every later
+		// lookup in the unit gets it without a new warning.
+		if us.lineErr = s.loadLines(us, off); us.lineErr != nil {
+			s.warn(us.lineErr)
+		}
+	})
+	return us, us.lineErr
+}
+
+// unit returns the unit at off with its line table and inline index.
+func (s *dwarfModule) unit(off uint64) (*unitState, error) {
+	us, err := s.unitLines(off)
+	if err != nil {
+		return nil, err
+	}
+	us.inlOnce.Do(func() {
+		opts := &inline.Options{LineTable: func(u *dwinfo.Unit) *linetable.Table {
+			if o, err := s.unitLines(u.Offset); err == nil {
+				return o.lines
+			}
+			return nil
+		}}
+		// Build returns a usable (possibly partial) index even with an
+		// error; the error is kept as a warning.
+		us.inl, us.inlErr = inline.Build(s.data, us.unit, us.lines, opts)
+		if us.inlErr != nil {
+			s.warn(us.inlErr)
+		}
+	})
+	return us, nil
+}
+
+func (s *dwarfModule) loadLines(us *unitState, off uint64) error {
+	h, err := s.data.HeaderAt(off)
+	if err != nil {
+		return err
+	}
+	u, err := s.data.LoadUnit(h)
+	if err != nil {
+		return err
+	}
+	us.unit = u
+	us.compDir = string(u.Root.CompDir)
+	if u.RootErr != nil {
+		s.warn(u.RootErr) // that attribute is lost, the unit answers
+	}
+	if !u.Root.HasStmt || s.line == nil {
+		return nil
+	}
+	opts := &linetable.Options{
+		BigEndian:   s.big,
+		LineStr:     s.lineStr,
+		Str:         s.str,
+		AddressSize: h.AddrSize,
+		StrX: func(i uint64) (string, error) {
+			b, err := u.String(dw.Value{Class: dw.ClassStrx, U: i})
+			return string(b), err
+		},
+	}
+	line, err := s.line.Unit(u.Root.StmtList)
+	if err != nil {
+		// The unit's DIEs still name its functions, without lines.
+		s.warn(err)
+		return nil
+	}
+	lt, err := linetable.NewTable(line, u.Root.StmtList, opts)
+	if err != nil {
+		// LLVM goes on without the line table; so do we, and say why.
+		s.warn(err)
+		return nil
+	}
+	us.lines = lt
+	return nil
+}
+
+func (s *dwarfModule) warn(err error) { s.warns.add(err) }
