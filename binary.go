@@ -14,14 +14,14 @@ import (
 // index, the symbol table) is built once, by the first goroutine that needs
 // it, and shared read-only afterwards.
 type Binary struct {
-	path   string
-	src    source
-	opts   Options
-	code   [][2]uint64 // sorted code section ranges; nil if unknown
+	path string
+	src  source
+	opts Options
+	code [][2]uint64 // sorted code section ranges; nil if unknown
 
 	answerers []answerer // tried in order for each address (lookup.go)
 	namers    []namer    // name the outermost frame (lookup.go)
-	closed atomic.Bool
+	closed    atomic.Bool
 
 	dwarfOnce sync.Once
 	dwarf     *dwarfModule // nil when the file has no usable DWARF
