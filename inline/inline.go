@@ -85,6 +85,7 @@ type node struct {
 	// Call site, describing the frame outside this one.
 	callFile, callLine, callCol, callDisc uint32
 	hasLow                                bool
+	die                                   uint64 // the DIE's .debug_info offset (Index.Subroutine)
 }
 
 // Index answers inline chains for the PCs of one unit. Build it with
@@ -242,7 +243,7 @@ func (b *builder) materialize(stack []pending, i int) int32 {
 	}
 	p.node = int32(len(b.nodes))
 	b.nodes = append(b.nodes, node{
-		parent: parent, low: p.low, hasLow: p.hasLow,
+		parent: parent, low: p.low, hasLow: p.hasLow, die: p.off,
 		callFile: p.call[0], callLine: p.call[1], callCol: p.call[2], callDisc: p.call[3],
 	})
 	b.nodeRec = append(b.nodeRec, p.rec)
