@@ -22,9 +22,11 @@ done
 
 mkdir -p "$WORK/out"
 cd "$REPO"
-go build -o "$WORK/addr2line" ./examples/addr2line
+# Named so that it runs as llvm-symbolizer (as addr2line it would take
+# llvm-addr2line's defaults).
+go build -o "$WORK/llvm-symbolizer" ./examples/addr2line
 go build -o "$WORK/benchtool" ./bench/benchtool
-OURS=$WORK/addr2line
+OURS=$WORK/llvm-symbolizer
 BT=$WORK/benchtool
 RAW=$WORK/raw-$set_name.tsv
 : >"$RAW"

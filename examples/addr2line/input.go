@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -35,8 +36,10 @@ const delims = " \n\r"
 // parseRequest splits an input line like llvm-symbolizer 14's
 // parseCommand: an optional "CODE "/"DATA "/"FRAME " prefix, then, when no
 // --obj was given, a module name (bare, or quoted with ' or "), then an
-// address. Text after the address is ignored.
-func parseRequest(line, obj string) request {
+// address. Text after the address is ignored. The address is a C literal
+// (parseNumber), or with hex set (llvm-addr2line, after GNU addr2line)
+// hexadecimal with an optional 0x or 0X.
+func parseRequest(line, obj string, hex bool) request {
 	r := request{text: line}
 	s := line
 	switch {
@@ -69,8 +72,27 @@ func parseRequest(line, obj string) request {
 	if n := strings.IndexAny(s, delims); n >= 0 {
 		s = s[:n]
 	}
-	r.addr, r.ok = parseNumber(s)
+	if hex {
+		r.addr, r.ok = parseHex(s)
+	} else {
+		r.addr, r.ok = parseNumber(s)
+	}
 	return r
+}
+
+// parseHex parses an address as llvm-addr2line 14 does: one optional 0x
+// or 0X, then hexadecimal digits only, all of the string, within 64 bits.
+func parseHex(s string) (uint64, bool) {
+	if t, ok := strings.CutPrefix(s, "0x"); ok {
+		s = t
+	} else {
+		s = strings.TrimPrefix(s, "0X")
+	}
+	v, err := strconv.ParseUint(s, 16, 64) // no sign, prefix or '_' in base 16
+	if err != nil {
+		return 0, false
+	}
+	return v, true
 }
 
 func skipDelims(s string) string {
@@ -150,7 +172,7 @@ func (s *session) readBatches(r io.Reader, batches chan<- inputBatch, free <-cha
 				// and every doubling would copy the requests.
 				reqs = slices.Grow(reqs, min(max(64, 7*len(reqs)), maxBatch))
 			}
-			reqs = append(reqs, parseRequest(cleanLine(chunk), s.cfg.obj))
+			reqs = append(reqs, parseRequest(cleanLine(chunk), s.cfg.obj, s.cfg.addr2line))
 		}
 		if err != nil {
 			batches <- inputBatch{reqs: reqs, err: err}

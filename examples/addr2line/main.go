@@ -1,30 +1,59 @@
-// Command addr2line symbolizes addresses of ELF binaries and prints what
-// llvm-symbolizer 14 prints, byte for byte, for the options that people and
-// tools actually use:
+// Command addr2line symbolizes addresses of ELF and Mach-O binaries and
+// prints what llvm-symbolizer 14 prints, byte for byte:
 //
 //	addr2line --obj=prog 0x401234 0x401250
 //	addr2line -e prog -f -C -i -a -p < addresses
 //	addr2line --output-style=JSON < "CODE prog 0x401234" lines
 //
-// Options (long options take "--" or "-"; short ones group, as in -apfi):
+// Like LLVM's tool, it has two personalities, chosen by the name it runs
+// under: when its base name without extension contains "addr2line" (as
+// when built from this directory, or installed as llvm-addr2line), it is
+// llvm-addr2line 14: GNU output style, no function names unless -f, no
+// inline frames unless -i, no demangling unless -C, hexadecimal addresses
+// with or without 0x, and options from $LLVM_ADDR2LINE_OPTS. Under any
+// other name (llvm-symbolizer, say) it is llvm-symbolizer 14, with
+// $LLVM_SYMBOLIZER_OPTS.
+//
+// The command line is read as LLVM's option table reads it: one-letter
+// options group (-apfi, -eFILE, -e FILE), long ones take two dashes
+// (--obj=FILE, --obj FILE) except -demangle=true and -demangle=false; the
+// last of contradicting options wins, but any -f or --functions means
+// linkage names; @FILE inserts the arguments FILE holds; errors are worded
+// as LLVM words them ("did you mean ...?" included). The options:
 //
 //	--obj=FILE, --exe=FILE, -e FILE      the binary; without it, each input line names its module
-//	--functions[=linkage|short|none], -f print function names (default linkage)
-//	--demangle, -C, -demangle=true       demangle C++ and Rust names (default on)
+//	--functions[=linkage|short|none], -f print function names (default linkage; addr2line none)
+//	--demangle, -C, -demangle=true       demangle C++ and Rust names (default on; addr2line off)
 //	--no-demangle, -demangle=false       do not
-//	--inlines, -i, --inlining[=true]     print the inline chain (default on)
+//	--inlines, -i, --inlining[=true]     print the inline chain (default on; addr2line off)
 //	--no-inlines, --inlining=false       one frame per address
 //	--addresses, --print-address, -a     print the address first
 //	--pretty-print, -p                   one line per frame
 //	--basenames, -s                      file names without directories
 //	--relativenames                      file names without the compilation directory
+//	--output-style=LLVM|GNU|JSON         output format (JSON as llvm-symbolizer's schema; addr2line GNU)
+//	--verbose                            each frame's file, start file, start line, start
+//	                                     address, line, column and discriminator, one a line
+//	--print-source-context-lines=N       N lines of source around each frame's line, read
+//	                                     from the file name as printed (JSON: "Source")
 //	--adjust-vma=N                       input addresses are file addresses plus N
-//	--output-style=LLVM|GNU|JSON         output format (JSON as llvm-symbolizer's schema)
-//	--debug-file-directory=DIR           where to look for separate debug files (repeatable)
+//	--relative-address                   addresses are relative to the image's preferred base;
+//	                                     LLVM 14 takes that base from COFF headers only, so
+//	                                     for ELF and Mach-O addresses are unchanged
+//	--untag-addresses                    accepted; symbol addresses are not untagged yet
+//	--no-untag-addresses
+//	--debug-file-directory=DIR           where to look up build IDs (DIR/.build-id/xx/yyyy.debug;
+//	                                     repeatable; default /usr/lib/debug)
+//	--fallback-debug-path=DIR            where to look up .gnu_debuglink names, after the
+//	                                     binary's directory and its .debug/: DIR/BINDIR/NAME
+//	                                     (default /usr/lib/debug)
 //	--default-arch=ARCH                  the slice of Mach-O universal files (also FILE:ARCH)
 //	--dsym-hint=PATH.dSYM                a dSYM bundle to try for Mach-O files (repeatable)
+//	--dwp=FILE, --dia                    accepted and ignored: split DWARF and PDB are not read
+//	                                     (LLVM 14 also ignores --dia off Windows)
 //	--debug-file-symbols                 let a stripped binary's debug file name its frames from
 //	                                     its .symtab (local functions, foo.cold; not llvm-compatible)
+//	--help, -h; --version, -v
 //
 // Mach-O binaries, dylibs, dSYMs and universal files work as ELF ones do. A
 // binary's dSYM beside it (BINARY.dSYM) is found without a hint, and a dSYM
@@ -35,8 +64,8 @@
 // input, one request a line: ADDR, MODULE ADDR (without --obj) or either
 // prefixed by CODE, DATA or FRAME, as the sanitizers and pprof send them.
 // MODULE may be quoted with ' or ". Addresses are C literals: 0x hex, 0
-// octal, 0b binary, else decimal. Lines that do not parse are echoed (or, in
-// JSON, answered with an Error object).
+// octal, 0b binary, else decimal (as addr2line: hexadecimal). Lines that do
+// not parse are echoed (or, in JSON, answered with an Error object).
 //
 // On standard input the tool works as a co-process: every answer is written
 // before the tool waits for more input, while requests that have already
@@ -55,7 +84,7 @@ import (
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(runAs(os.Args[0], os.LookupEnv, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
 // outputStyle is llvm-symbolizer's --output-style.
@@ -76,34 +105,46 @@ const (
 	pathRelative                  // --relativenames
 )
 
-// config is the parsed command line.
-type config struct {
-	obj          string
-	functions    symbolize.FunctionNames
-	demangle     bool
-	inlines      bool
-	printAddress bool
-	pretty       bool
-	paths        pathStyle
-	adjustVMA    uint64
-	style        outputStyle
-	debugDirs    []string
-	defaultArch  string
-	dsymHints    []string
-	debugSyms    bool     // --debug-file-symbols
-	warnings     []string // printed to stderr before any answer
-	inputs       []string
+// run is the command as llvm-symbolizer, apart from the process, so tests
+// (and bench/prof) can drive it: no environment options.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runAs("llvm-symbolizer", noEnv, args, stdin, stdout, stderr)
 }
 
-// run is the whole command, apart from the process, so tests can drive it.
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	cfg, err := parseArgs(args)
+func noEnv(string) (string, bool) { return "", false }
+
+// isAddr2Line reports whether a command invoked as argv0 is llvm-addr2line,
+// by LLVM's rule: its base name without the extension contains
+// "addr2line" (addr2line, llvm-addr2line-14, addr2line.exe).
+func isAddr2Line(argv0 string) bool {
+	base := argv0[strings.LastIndexAny(argv0, `/\`)+1:]
+	if i := strings.LastIndexByte(base, '.'); i >= 0 && base != "." && base != ".." {
+		base = base[:i]
+	}
+	return strings.Contains(base, "addr2line")
+}
+
+// runAs is the whole command invoked as argv0 (which selects the
+// llvm-addr2line or llvm-symbolizer personality), with getenv giving the
+// environment's options.
+func runAs(argv0 string, getenv func(string) (string, bool), args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	addr2line := isAddr2Line(argv0)
+	envVar, tool := "LLVM_SYMBOLIZER_OPTS", "llvm-symbolizer"
+	if addr2line {
+		envVar, tool = "LLVM_ADDR2LINE_OPTS", "llvm-addr2line"
+	}
+	env, hasEnv := getenv(envVar)
+	cfg, err := parseArgs(expandArgs(env, hasEnv, args), addr2line)
 	if err != nil {
-		fmt.Fprintf(stderr, "error: %v\n", err)
+		fmt.Fprint(stderr, err.Error())
 		return 1
 	}
-	if cfg == nil { // --help or --version
-		fmt.Fprint(stdout, usage)
+	switch {
+	case cfg.help:
+		fmt.Fprintf(stdout, usage, tool)
+		return 0
+	case cfg.version:
+		fmt.Fprintf(stdout, "%s\n  %s\n", tool, version)
 		return 0
 	}
 	for _, w := range cfg.warnings {
@@ -124,185 +165,218 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
-const usage = `USAGE: addr2line [options] addresses...
+// version is what --version prints after the tool's name.
+const version = "symbolize (github.com/symbolize-go/symbolize), compatible with LLVM version 14.0.6"
 
-  --obj=FILE, -e FILE                 binary to symbolize (else each input line names it)
-  --functions[=linkage|short|none], -f
-  --demangle, -C / --no-demangle, -demangle=false
-  --inlines, -i, --inlining / --no-inlines, --inlining=false
-  --addresses, --print-address, -a
-  --pretty-print, -p
-  --basenames, -s / --relativenames
-  --adjust-vma=N
-  --output-style=LLVM|GNU|JSON
-  --debug-file-directory=DIR
-  --default-arch=ARCH, --dsym-hint=PATH.dSYM   (Mach-O)
-  --debug-file-symbols                name frames from a stripped binary's debug-file .symtab
-                                      (not what llvm-symbolizer prints)
+const usage = `USAGE: %s [options] addresses...
+
+Output (llvm-addr2line's defaults in brackets):
+  --obj=FILE, --exe=FILE, -e FILE    binary to symbolize (else each input line names it)
+  --functions[=linkage|short|none], -f[=...]   function names (default linkage) [none]
+  --demangle, -C / --no-demangle     demangle C++ and Rust names (default on) [off]
+  --inlines, -i / --no-inlines       the inline chain (default on) [off]
+  --addresses, --print-address, -a   the address first
+  --pretty-print, -p                 one line per frame
+  --basenames, -s / --relativenames  file names without directories / compilation directory
+  --output-style=LLVM|GNU|JSON       output format (default LLVM) [GNU]
+  --verbose                          every field of each frame
+  --print-source-context-lines=N     N lines of the source around each line
+Addresses:
+  --adjust-vma=N                     input addresses are file addresses plus N
+  --relative-address                 addresses relative to the image base (for ELF
+                                     and Mach-O, as in LLVM 14, the same addresses)
+  --untag-addresses / --no-untag-addresses
+                                     accepted (symbol addresses are not untagged yet)
+Debug files:
+  --debug-file-directory=DIR         where to look up build IDs (repeatable; default /usr/lib/debug)
+  --fallback-debug-path=DIR          where to look up .gnu_debuglink names (default /usr/lib/debug)
+  --default-arch=ARCH, --dsym-hint=PATH.dSYM   Mach-O slice and dSYM bundles
+  --debug-file-symbols               name frames from a stripped binary's debug-file .symtab
+                                     (not what llvm-symbolizer prints)
+  --dwp=FILE, --dia                  accepted and ignored (split DWARF and PDB are not read)
+Other:
+  --help, -h / --version, -v
+  @FILE                              read options from FILE; so does $LLVM_SYMBOLIZER_OPTS
+                                     ($LLVM_ADDR2LINE_OPTS as addr2line)
 
 Without addresses, requests are read from standard input, one a line:
   [CODE|DATA|FRAME] [MODULE] ADDRESS
+Addresses are C literals (0x hex, 0 octal, 0b binary, else decimal); as
+addr2line, hexadecimal with or without 0x.
 `
 
-// longOptions are the long option names, each mapped to whether it takes
-// a value (--name=value or --name value). A single dash may introduce them
-// too (-demangle=false, -inlining, -obj=FILE).
-var longOptions = map[string]bool{
-	"obj": true, "exe": true, "adjust-vma": true, "output-style": true,
-	"debug-file-directory": true, "default-arch": true, "dsym-hint": true,
-	"functions": false, "demangle": false, "no-demangle": false, "inlines": false, "inlining": false,
-	"no-inlines": false, "addresses": false, "print-address": false, "pretty-print": false,
-	"basenames": false, "relativenames": false, "help": false, "version": false,
-	"debug-file-symbols": false,
+// config is the parsed command line.
+type config struct {
+	addr2line    bool // the llvm-addr2line personality
+	obj          string
+	functions    symbolize.FunctionNames
+	demangle     bool
+	inlines      bool
+	printAddress bool
+	pretty       bool
+	verbose      bool
+	contextLines int // --print-source-context-lines
+	paths        pathStyle
+	adjustVMA    uint64
+	relativeAddr bool // --relative-address
+	untag        bool // untag symbol addresses
+	style        outputStyle
+	debugDirs    []string
+	fallbackDir  string // --fallback-debug-path
+	defaultArch  string
+	dsymHints    []string
+	debugSyms    bool     // --debug-file-symbols
+	help         bool     // --help: print the usage and stop
+	version      bool     // --version
+	warnings     []string // printed to stderr before any answer
+	inputs       []string
 }
 
-// parseArgs reads the command line the way llvm-symbolizer's option table
-// does: the last of contradicting options wins, short options group, and
-// anything not starting with '-' is an input. It returns nil, nil for
-// --help and --version.
-func parseArgs(args []string) (*config, error) {
-	cfg := &config{demangle: true, inlines: true}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "" {
-			continue // llvm-symbolizer ignores empty arguments
+// cmdError is a command-line problem, printed as LLVM 14 prints it.
+type cmdError struct{ msg string }
+
+func (e *cmdError) Error() string { return e.msg }
+
+// parseArgs reads the command line as llvm-symbolizer 14 does (as
+// llvm-addr2line with addr2line set): the option table of options.go,
+// then each option's value by LLVM's rules. The error's text is exactly
+// what LLVM writes to stderr.
+func parseArgs(args []string, addr2line bool) (*config, error) {
+	parsed, errs := parseOptions(args)
+	if len(errs) > 0 {
+		var b strings.Builder
+		for _, e := range errs {
+			b.WriteString("error: " + e + "\n")
 		}
-		if a[0] != '-' || a == "-" {
-			cfg.inputs = append(cfg.inputs, a)
+		return nil, &cmdError{b.String()}
+	}
+	cfg := &config{addr2line: addr2line, demangle: !addr2line, inlines: !addr2line, untag: !addr2line}
+	if addr2line {
+		cfg.functions = symbolize.NamesNone
+		cfg.style = styleGNU
+	}
+	var (
+		has                   [optVersion + 1]bool
+		last                  [optVersion + 1]string
+		functionsEq           bool
+		adjustVMA, ctxLines   string
+		hasAdjust, hasCtxLine bool
+	)
+	for _, p := range parsed {
+		if p.input {
+			cfg.inputs = append(cfg.inputs, p.value)
 			continue
 		}
-		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		takesValue, known := longOptions[name]
-		long := strings.HasPrefix(a, "--") || known
-		if !long {
-			// Grouped short options: -apfi, -e FILE, -eFILE, -e=FILE, -f=short.
-			j := 1
-			for ; j < len(a); j++ {
-				switch c := a[j]; c {
-				case 'a':
-					cfg.printAddress = true
-				case 'C':
-					cfg.demangle = true
-				case 'i':
-					cfg.inlines = true
-				case 'p':
-					cfg.pretty = true
-				case 's':
-					cfg.paths = pathBase
-				case 'v', 'h':
-					return nil, nil
-				case 'f':
-					if j+1 < len(a) && a[j+1] == '=' {
-						cfg.functions = functionNames(a[j+2:])
-						j = len(a)
-						continue
-					}
-					cfg.functions = symbolize.NamesLinkage
-				case 'e':
-					v := a[j+1:]
-					if v == "" {
-						if i+1 >= len(args) {
-							return nil, fmt.Errorf("argument to '-e' is missing (expected 1 value)")
-						}
-						i++
-						v = args[i]
-					}
-					cfg.obj = strings.TrimPrefix(v, "=")
-					j = len(a)
-					continue
-				default:
-					return nil, fmt.Errorf("unknown argument '%s'", a)
-				}
-			}
-			continue
-		}
-		if takesValue && !hasValue {
-			if i+1 >= len(args) {
-				return nil, fmt.Errorf("argument to '%s' is missing (expected 1 value)", a)
-			}
-			i++
-			value, hasValue = args[i], true
-		}
-		switch name {
-		case "obj", "exe":
-			cfg.obj = value
-		case "functions":
-			cfg.functions = symbolize.NamesLinkage
-			if hasValue {
-				cfg.functions = functionNames(value)
-			}
-		case "demangle", "inlines", "inlining":
-			v, ok := boolValue(value, hasValue)
-			if !ok {
-				return nil, fmt.Errorf("unknown argument '%s'", a)
-			}
-			if name == "demangle" {
-				cfg.demangle = v
-			} else {
-				cfg.inlines = v
-			}
-		case "no-demangle":
-			cfg.demangle = false
-		case "no-inlines":
-			cfg.inlines = false
-		case "addresses", "print-address":
-			cfg.printAddress = true
-		case "pretty-print":
-			cfg.pretty = true
-		case "basenames":
+		has[p.id], last[p.id] = true, p.value
+		// Pairs where the last of either wins.
+		switch p.id {
+		case optDemangle, optNoDemangle:
+			cfg.demangle = p.id == optDemangle
+		case optInlines, optNoInlines:
+			cfg.inlines = p.id == optInlines
+		case optUntagAddresses, optNoUntagAddresses:
+			cfg.untag = p.id == optUntagAddresses
+		case optBasenames:
 			cfg.paths = pathBase
-		case "relativenames":
+		case optRelativenames:
 			cfg.paths = pathRelative
-		case "adjust-vma":
-			v, ok := parseNumber(value)
-			if !ok {
-				return nil, fmt.Errorf("--adjust-vma=: expected a non-negative integer, but got '%s'", value)
-			}
-			cfg.adjustVMA = v
-		case "output-style":
-			// llvm-symbolizer compares case-sensitively and falls back to LLVM.
-			switch value {
-			case "GNU":
-				cfg.style = styleGNU
-			case "JSON":
-				cfg.style = styleJSON
-			default:
-				cfg.style = styleLLVM
-			}
-		case "debug-file-directory":
-			cfg.debugDirs = append(cfg.debugDirs, value)
-		case "default-arch":
-			cfg.defaultArch = value
-		case "dsym-hint":
-			// llvm-symbolizer takes only bundles, and warns about the rest.
-			if filepath.Ext(value) == ".dSYM" {
-				cfg.dsymHints = append(cfg.dsymHints, value)
-			} else {
-				cfg.warnings = append(cfg.warnings,
-					fmt.Sprintf("Warning: invalid dSYM hint: \"%s\" (must have the '.dSYM' extension).", value))
-			}
-		case "debug-file-symbols":
-			cfg.debugSyms = true
-		case "help", "version":
-			return nil, nil
+		case optFunctionsEq:
+			functionsEq = true
+		case optAdjustVMA:
+			adjustVMA, hasAdjust = p.value, true
+		case optPrintSourceContextLines:
+			ctxLines, hasCtxLine = p.value, true
+		case optDebugFileDirectory:
+			cfg.debugDirs = append(cfg.debugDirs, p.value)
+		case optDsymHint:
+			cfg.dsymHints = append(cfg.dsymHints, p.value)
+		}
+	}
+	if has[optHelp] {
+		cfg.help = true
+		return cfg, nil
+	}
+	if has[optVersion] {
+		cfg.version = true
+		return cfg, nil
+	}
+	if hasAdjust {
+		v, ok := parseNumber(adjustVMA)
+		if !ok {
+			return nil, intError(optAdjustVMA, adjustVMA)
+		}
+		cfg.adjustVMA = v
+	}
+	if hasCtxLine {
+		v, ok := parseInt32(ctxLines)
+		if !ok {
+			return nil, intError(optPrintSourceContextLines, ctxLines)
+		}
+		cfg.contextLines = v
+	}
+	// Any --functions or -f means linkage names, wherever --functions=
+	// is; an unknown --functions= value means linkage too.
+	switch {
+	case has[optFunctions]:
+		cfg.functions = symbolize.NamesLinkage
+	case functionsEq:
+		cfg.functions = functionNames(last[optFunctionsEq])
+	}
+	if has[optOutputStyle] {
+		// llvm-symbolizer compares case-sensitively and falls back to LLVM.
+		switch last[optOutputStyle] {
+		case "GNU":
+			cfg.style = styleGNU
+		case "JSON":
+			cfg.style = styleJSON
 		default:
-			return nil, fmt.Errorf("unknown argument '%s'", a)
+			cfg.style = styleLLVM
+		}
+	}
+	cfg.obj = last[optObj]
+	cfg.defaultArch = last[optDefaultArch]
+	cfg.fallbackDir = last[optFallbackDebugPath]
+	cfg.printAddress = has[optAddresses]
+	cfg.pretty = has[optPrettyPrint]
+	cfg.verbose = has[optVerbose]
+	cfg.relativeAddr = has[optRelativeAddress]
+	cfg.debugSyms = has[optDebugFileSymbols]
+	// --dwp and --dia are accepted and have no effect: the library reads
+	// no split DWARF and no PDB, and LLVM 14 ignores --dia off Windows.
+	hints := cfg.dsymHints
+	cfg.dsymHints = nil
+	for _, h := range hints {
+		// llvm-symbolizer takes only bundles, and warns about the rest.
+		if filepath.Ext(h) == ".dSYM" {
+			cfg.dsymHints = append(cfg.dsymHints, h)
+		} else {
+			cfg.warnings = append(cfg.warnings,
+				fmt.Sprintf("Warning: invalid dSYM hint: \"%s\" (must have the '.dSYM' extension).", h))
 		}
 	}
 	return cfg, nil
 }
 
-// boolValue reads the value of --demangle or --inlining the way
-// llvm-symbolizer's option table spells them: none or "true" is true,
-// "false" is false; ok is false for anything else ("1" and "TRUE" too).
-func boolValue(value string, hasValue bool) (v, ok bool) {
+// intError is LLVM's complaint about an option's number, written as it
+// is: the option's canonical spelling, and no newline.
+func intError(id optID, v string) error {
+	return &cmdError{canonical[id] + ": expected a non-negative integer, but got '" + v + "'"}
+}
+
+// parseInt32 parses a signed 32-bit integer as LLVM's to_integer does
+// with radix 0: an optional '-', then what parseNumber reads.
+func parseInt32(s string) (int, bool) {
+	neg := strings.HasPrefix(s, "-")
+	u, ok := parseNumber(strings.TrimPrefix(s, "-"))
 	switch {
-	case !hasValue || value == "true":
-		return true, true
-	case value == "false":
-		return false, true
+	case !ok:
+		return 0, false
+	case neg && u <= 1<<31:
+		return -int(u), true
+	case !neg && u < 1<<31:
+		return int(u), true
 	}
-	return false, false
+	return 0, false
 }
 
 // functionNames maps --functions=VALUE; anything unknown means linkage, as

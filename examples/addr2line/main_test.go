@@ -48,28 +48,81 @@ func TestParseRequest(t *testing.T) {
 		{"", "", request{cmdCode, "", 0, false, ""}},
 	}
 	for _, tt := range tests {
-		got := parseRequest(tt.line, tt.obj)
+		got := parseRequest(tt.line, tt.obj, false)
 		tt.want.text = tt.line
 		if got != tt.want {
 			t.Errorf("parseRequest(%q, %q) = %+v, want %+v", tt.line, tt.obj, got, tt.want)
+		}
+	}
+	// As llvm-addr2line: hexadecimal, 0x optional.
+	for _, tt := range []struct {
+		line string
+		addr uint64
+		ok   bool
+	}{
+		{"1be0", 0x1be0, true}, {"0x1be0", 0x1be0, true}, {"0X1BE0", 0x1be0, true}, {"07340", 0x7340, true},
+		{"0b101", 0xb101, true}, {"0x", 0, false}, {"0x0x10", 0, false}, {"x10", 0, false}, {"+10", 0, false},
+		{"1_0", 0, false}, {"ffffffffffffffff", ^uint64(0), true}, {"10000000000000000", 0, false},
+		{"CODE 10", 0x10, true}, {"DATA 0x10 junk", 0x10, true},
+	} {
+		got := parseRequest(tt.line, "m", true)
+		if got.addr != tt.addr || got.ok != tt.ok {
+			t.Errorf("parseRequest(%q, m, hex) = %#x, %v; want %#x, %v", tt.line, got.addr, got.ok, tt.addr, tt.ok)
 		}
 	}
 }
 
 func TestParseArgs(t *testing.T) {
 	cfg, err := parseArgs([]string{"-apfi", "-e", "bin", "--no-demangle", "-demangle=true", "--inlining=false",
-		"-f=short", "--adjust-vma", "0x10", "--output-style=GNU", "-s", "--relativenames", "", "0x1"})
+		"-f=short", "--adjust-vma", "0x10", "--output-style=GNU", "-s", "--relativenames", "", "0x1",
+		"--print-source-context-lines=-0x3", "--verbose", "--no-untag-addresses", "--fallback-debug-path", "fb"}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := config{obj: "bin", functions: symbolize.NamesShort, demangle: true, inlines: false,
-		printAddress: true, pretty: true, paths: pathRelative, adjustVMA: 0x10, style: styleGNU, inputs: []string{"0x1"}}
+	// -f anywhere means linkage names, whatever -f= says.
+	want := config{obj: "bin", functions: symbolize.NamesLinkage, demangle: true, inlines: false,
+		printAddress: true, pretty: true, verbose: true, contextLines: -3, paths: pathRelative, adjustVMA: 0x10,
+		style: styleGNU, fallbackDir: "fb", inputs: []string{"0x1"}}
 	if fmt.Sprint(*cfg) != fmt.Sprint(want) {
 		t.Errorf("got %+v\nwant %+v", *cfg, want)
 	}
-	for _, bad := range [][]string{{"--bogus"}, {"-z"}, {"--adjust-vma=zz"}, {"-e"}, {"-demangle=maybe"}} {
-		if _, err := parseArgs(bad); err == nil {
-			t.Errorf("parseArgs(%q) succeeded", bad)
+	// As llvm-addr2line: GNU style, no names, inlines, demangling or untagging.
+	cfg, err = parseArgs([]string{"-e", "bin", "1"}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = config{addr2line: true, obj: "bin", functions: symbolize.NamesNone, style: styleGNU, inputs: []string{"1"}}
+	if fmt.Sprint(*cfg) != fmt.Sprint(want) {
+		t.Errorf("addr2line: got %+v\nwant %+v", *cfg, want)
+	}
+	for _, bad := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--bogus"}, "error: unknown argument '--bogus'\n"},
+		{[]string{"-zaq"}, "error: unknown argument '-z'\nerror: unknown argument '-q'\n"},
+		{[]string{"--verbos", "-a=1"}, "error: unknown argument '--verbos', did you mean '--verbose'?\nerror: unknown argument '-a=1'\n"},
+		{[]string{"--output-styl=GNU"}, "error: unknown argument '--output-styl=GNU', did you mean '--output-style=GNU'?\n"},
+		{[]string{"--bogus", "-ae"}, "error: -e: missing argument\nerror: unknown argument '--bogus'\n"},
+		{[]string{"--adjust-vma=zz"}, "--adjust-vma=: expected a non-negative integer, but got 'zz'"},
+		{[]string{"--print-source-context-lines", "2147483648"}, "--print-source-context-lines=: expected a non-negative integer, but got '2147483648'"},
+		{[]string{"-demangle=maybe"}, "error: unknown argument '-d'\n"},
+		{[]string{"--"}, "error: unknown argument '--'\n"},
+	} {
+		_, err := parseArgs(bad.args, false)
+		if err == nil || err.Error() != bad.msg {
+			t.Errorf("parseArgs(%q): %v, want %q", bad.args, err, bad.msg)
+		}
+	}
+}
+
+func TestIsAddr2Line(t *testing.T) {
+	for name, want := range map[string]bool{
+		"addr2line": true, "/usr/bin/llvm-addr2line-14": true, `C:\bin\addr2line.exe`: true, "eu-addr2line": true,
+		"llvm-symbolizer": false, "/tmp/addr2line/sym": false, "x.addr2line": false, "addr2line.x.y": true, "": false,
+	} {
+		if got := isAddr2Line(name); got != want {
+			t.Errorf("isAddr2Line(%q) = %v", name, got)
 		}
 	}
 }
@@ -305,7 +358,7 @@ func FuzzParseRequest(f *testing.F) {
 		f.Add(l, "m")
 	}
 	f.Fuzz(func(t *testing.T, line, obj string) {
-		r := parseRequest(line, obj)
+		r := parseRequest(line, obj, len(line)%2 == 0)
 		if r.text != line || (obj != "" && r.module != obj) {
 			t.Errorf("parseRequest(%q, %q) = %+v", line, obj, r)
 		}

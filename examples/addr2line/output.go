@@ -23,6 +23,7 @@ type session struct {
 	frames  []symbolize.Frame
 	pcs     []uint64
 	scratch []byte
+	sources sourceCache     // --print-source-context-lines
 	inList  int             // JSON objects written inside the argument list so far; -1 outside one
 	warned  map[string]bool // warnings already written to stderr
 }
@@ -37,8 +38,8 @@ func newSession(cfg *config, stdout, stderr io.Writer) *session {
 
 		DebugFileSymbols: cfg.debugSyms,
 	}
-	if cfg.debugDirs != nil {
-		opts.Debug = &elfx.DebugOptions{Locator: elfx.DirLocator{DebugDirs: cfg.debugDirs}}
+	if cfg.debugDirs != nil || cfg.fallbackDir != "" {
+		opts.Debug = &elfx.DebugOptions{Locator: llvmLocator{buildIDDirs: cfg.debugDirs, linkDir: cfg.fallbackDir}}
 	}
 	return &session{
 		cfg:    cfg,
@@ -61,7 +62,7 @@ func (s *session) runArgs(inputs []string) {
 		s.inList = 0
 	}
 	for _, in := range inputs {
-		s.pending = append(s.pending, parseRequest(in, s.cfg.obj))
+		s.pending = append(s.pending, parseRequest(in, s.cfg.obj, s.cfg.addr2line))
 	}
 	s.answer()
 	if s.cfg.style == styleJSON {
@@ -210,8 +211,12 @@ func (s *session) plainFrame(m *module, f *symbolize.Frame, inlined bool) {
 			w.WriteByte('\n')
 		}
 	}
-	file := s.fileName(f.CompDir, f.File)
-	w.WriteString(orUnknown(file))
+	file := orUnknown(s.fileName(f.CompDir, f.File))
+	if s.cfg.verbose {
+		s.verboseFrame(file, f)
+		return
+	}
+	w.WriteString(file)
 	w.WriteByte(':')
 	w.Write(strconv.AppendUint(s.scratch[:0], uint64(f.Line), 10))
 	if s.cfg.style == styleGNU {
@@ -225,6 +230,46 @@ func (s *session) plainFrame(m *module, f *symbolize.Frame, inlined bool) {
 		w.Write(strconv.AppendUint(s.scratch[:0], uint64(f.Column), 10))
 	}
 	w.WriteByte('\n')
+	if s.cfg.contextLines > 0 {
+		// The file is read by the name printed (so --relativenames
+		// names are relative to the current directory), as LLVM does.
+		s.scratch = appendContext(s.scratch[:0], s.sources.get(file), f.Line, s.cfg.contextLines)
+		w.Write(s.scratch)
+	}
+}
+
+// verboseFrame writes --verbose's block for a frame in LLVM 14's words:
+// the start file and line when the function's declaration line is known,
+// the start address (LLVM style only) when the symbol table gave one, the
+// discriminator when not 0. It replaces the location line, and no source
+// context follows it.
+func (s *session) verboseFrame(file string, f *symbolize.Frame) {
+	w := s.out
+	w.WriteString("  Filename: ")
+	w.WriteString(file)
+	w.WriteByte('\n')
+	if f.StartLine != 0 {
+		w.WriteString("  Function start filename: ")
+		w.WriteString(s.fileName(f.CompDir, f.StartFile))
+		w.WriteString("\n  Function start line: ")
+		w.Write(strconv.AppendUint(s.scratch[:0], uint64(f.StartLine), 10))
+		w.WriteByte('\n')
+	}
+	if f.HasStartAddress && s.cfg.style == styleLLVM {
+		w.WriteString("  Function start address: 0x")
+		w.Write(strconv.AppendUint(s.scratch[:0], f.StartAddress, 16))
+		w.WriteByte('\n')
+	}
+	w.WriteString("  Line: ")
+	w.Write(strconv.AppendUint(s.scratch[:0], uint64(f.Line), 10))
+	w.WriteString("\n  Column: ")
+	w.Write(strconv.AppendUint(s.scratch[:0], uint64(f.Column), 10))
+	w.WriteByte('\n')
+	if f.Discriminator != 0 {
+		w.WriteString("  Discriminator: ")
+		w.Write(strconv.AppendUint(s.scratch[:0], uint64(f.Discriminator), 10))
+		w.WriteByte('\n')
+	}
 }
 
 func orUnknown(s string) string {
@@ -334,6 +379,17 @@ func (s *session) jsonCode(r *request, m *module, frames []symbolize.Frame) {
 		s.jsonString(f.Function)
 		w.WriteString(`,"Line":`)
 		w.Write(strconv.AppendUint(s.scratch[:0], uint64(f.Line), 10))
+		if s.cfg.contextLines > 0 {
+			// LLVM reads the file by its JSON name, "<invalid>" for none.
+			name := s.fileName(f.CompDir, f.File)
+			if name == "" {
+				name = "<invalid>"
+			}
+			if s.scratch = appendContext(s.scratch[:0], s.sources.get(name), f.Line, s.cfg.contextLines); len(s.scratch) > 0 {
+				w.WriteString(`,"Source":`)
+				s.jsonString(string(s.scratch))
+			}
+		}
 		w.WriteString(`,"StartAddress":`)
 		if f.HasStartAddress {
 			s.jsonHex(f.StartAddress)
