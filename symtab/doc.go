@@ -14,9 +14,12 @@
 //     root package) into a Table, with New.
 //
 // Which symbols count and which of several aliases at one address wins
-// follow llvm-symbolizer 14 (SymbolizableObjectFile); see Eligible and New.
-// The rules were checked against llvm-symbolizer-14 on gcc, clang and lld
-// output, and the tests keep the findings.
+// follow llvm-symbolizer 14 (SymbolizableObjectFile, and ELFObjectFile's
+// symbol values and flags, as in LLVM 14.0.6); see Eligible, Symbol.Marker,
+// Symbol.Addr and New. The rules were read in that source and checked
+// against llvm-symbolizer-14 on gcc, clang and lld output for x86-64, i386,
+// 32-bit ARM (Thumb and ARM code), AArch64, MIPS and RISC-V; the tests keep
+// the findings.
 //
 // Demangle renders Itanium C++, Rust legacy and Rust v0 names through
 // github.com/ianlancetaylor/demangle, either as llvm-symbolizer 14 prints

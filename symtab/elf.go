@@ -19,6 +19,7 @@ const (
 const (
 	shnUndef     = 0
 	shnLoReserve = 0xff00
+	shnAbs       = 0xfff1 // an absolute value, not in any section
 	shnXIndex    = 0xffff // the real index is in SHT_SYMTAB_SHNDX
 )
 
@@ -140,7 +141,11 @@ func (r *ELFReader) Next(s *Symbol) error {
 	case MachineARM, MachineMIPS:
 		// The low bit of a function address selects Thumb (ARM) or
 		// microMIPS code; the code itself starts at the even address.
-		if s.Kind == KindFunc {
+		// LLVM 14 clears it for STT_FUNC only, and not for an absolute
+		// symbol, whose value is not an address (ELFObjectFile.h,
+		// getSymbolValueImpl): an IFUNC, OBJECT or NOTYPE symbol at an
+		// odd value keeps it, and covers addresses from the odd one.
+		if s.Kind == KindFunc && shndx != shnAbs {
 			s.Addr &^= 1
 		}
 	}
@@ -164,14 +169,24 @@ func (r *ELFReader) name(off uint32) (string, bool) {
 	return "", false // unterminated: LLVM rejects such string tables too
 }
 
-// isMarker reports the format-specific labels LLVM marks SF_FormatSpecific
-// and never returns from a lookup. Checked with llvm-symbolizer-14 on lld
-// output: ARM $a.0/$d.1/$t.0 and AArch64 $x.0/$d.1 never answer, RISC-V
-// .LBB labels (named) do.
+// isMarker reports the names LLVM 14 marks SF_FormatSpecific by machine
+// (ELFObjectFile.h, getSymbolFlags), which SymbolizableObjectFile::addSymbol
+// never puts in its map, whatever their type:
+//
+//   - ARM: a name starting "$a", "$t" or "$d" (mapping symbols, but also
+//     "$data"), and the empty name, of any type and section. Android NDK
+//     libraries carry unnamed NOTYPE symbols at the Thumb-odd value of a
+//     function; they must not hide it.
+//   - AArch64: "$x" and "$d" prefixes only; an unnamed symbol counts there,
+//     as on every other machine but RISC-V.
+//   - RISC-V: the empty name (label differences); named .LBB labels count.
+//
+// Each was checked with llvm-symbolizer-14 on lld output (see
+// TestMarkerRules).
 func isMarker(machine uint16, name string) bool {
 	switch machine {
 	case MachineARM:
-		return strings.HasPrefix(name, "$a") || strings.HasPrefix(name, "$t") || strings.HasPrefix(name, "$d")
+		return name == "" || strings.HasPrefix(name, "$a") || strings.HasPrefix(name, "$t") || strings.HasPrefix(name, "$d")
 	case MachineAArch64:
 		return strings.HasPrefix(name, "$x") || strings.HasPrefix(name, "$d")
 	case MachineRISCV:

@@ -8,7 +8,7 @@ import "strconv"
 // from.
 type Symbol struct {
 	Name    string
-	Addr    uint64 // st_value; for ARM functions with the Thumb bit cleared
+	Addr    uint64 // st_value; bit 0 cleared for EM_ARM and EM_MIPS STT_FUNC symbols (Thumb, microMIPS) not in SHN_ABS
 	Size    uint64 // st_size; 0 when the producer did not say
 	Section uint32 // raw section index (ELF st_shndx, including SHN_ABS etc.)
 	Index   uint32 // position in its symbol table (ELF: 1 is the first after the null entry)
@@ -18,9 +18,11 @@ type Symbol struct {
 	// undefined, absolute or common (ELF SHN_UNDEF, SHN_ABS, SHN_COMMON and
 	// the other reserved indexes).
 	Defined bool
-	// Marker reports a format-specific label that never names code or data:
-	// ARM mapping symbols ($a, $t, $d), AArch64 ones ($x, $d), and RISC-V
-	// nameless labels. LLVM calls these SF_FormatSpecific.
+	// Marker reports a format-specific symbol that never names code or
+	// data, by name and machine: on ARM the mapping symbols ($a, $t, $d and
+	// any name with those prefixes) and every unnamed symbol; on AArch64
+	// names starting $x or $d; on RISC-V unnamed labels. LLVM calls these
+	// SF_FormatSpecific.
 	Marker bool
 	// File is, for an ELF local symbol, the name of the last STT_FILE
 	// symbol before it in its table (the source file it came from), as
@@ -78,10 +80,13 @@ func (b Bind) String() string {
 }
 
 // Eligible reports whether llvm-symbolizer 14 would put s in its address
-// map: defined in a section of the file, not a marker, and of kind none,
-// func, object or ifunc. Section, file, TLS and common symbols never answer
-// a lookup; neither do undefined and absolute ones (an absolute symbol's
-// value is not an address in the file, e.g. a linker-script constant).
+// map (SymbolizableObjectFile::addSymbol): defined in a section of the
+// file, not a marker, and of kind none, func, object or ifunc. Section,
+// file, TLS and common symbols never answer a lookup; neither do undefined
+// and absolute ones (an absolute symbol's value is not an address in the
+// file, e.g. a linker-script constant). The section's flags do not matter:
+// LLVM 14 keeps a symbol of a non-SHF_ALLOC section too (later versions
+// drop it), so a FUNC in such a section, at address 0, names low PCs.
 func Eligible(s Symbol) bool {
 	if !s.Defined || s.Marker {
 		return false

@@ -55,14 +55,20 @@ func (m Match) AppendText(dst []byte) []byte {
 func (m Match) String() string { return string(m.AppendText(nil)) }
 
 // New builds a Table from the symbols of one symbol table, in table order,
-// the way llvm-symbolizer 14 builds its map (SymbolizableObjectFile):
+// the way llvm-symbolizer 14 builds its map (SymbolizableObjectFile::create
+// in LLVM 14.0.6):
 //
 //   - symbols that are not Eligible are dropped;
-//   - the rest are stably sorted by (address, size), and of those sharing an
-//     address the last one is kept: the largest size wins, and among equal
-//     sizes the one that comes last in the table (so of gcc's foo/bar/zed
-//     aliases made with __attribute__((alias)), whichever the linker wrote
-//     last, not the global one or the first one).
+//   - the rest are stably sorted by (address, size) (llvm::stable_sort with
+//     SymbolDesc's operator<, which compares Addr, then Size), and of those
+//     sharing an address the last one is kept: the largest size wins, and
+//     among equal sizes the one that comes last in the table (so of gcc's
+//     foo/bar/zed aliases made with __attribute__((alias)), whichever the
+//     linker wrote last, not the global one or the first one). Type, binding
+//     and name play no part: a sized NOTYPE label beats a size-0 FUNC.
+//
+// LLVM 14 answers code and DATA requests from this one map, so Lookup
+// serves both.
 //
 // The order of syms matters only for that tie-break; pass entries in symbol
 // table order. For ELF, choose the table with PreferELF. New does not keep
