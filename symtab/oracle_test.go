@@ -143,13 +143,6 @@ var demangleExceptions = map[Style][]struct{ match, reason string }{
 		// LLVM 14 cannot parse a conversion operator to a
 		// std::__cxx11::basic_string and prints the name raw.
 		{"cvNSt7__cxx11", "LLVM 14 rejects this conversion operator"},
-		// Rust v0: ianlancetaylor/demangle does not parse a closure nested
-		// in a const's initializer (NCNK...) or a closure path used as a
-		// namespace (NvNC...), and orders s_-disambiguated nested
-		// closures and prints unit generic args differently; LLVM 14 does.
-		{"_RNvNC", "Rust v0 nested closure path: library rejects it"},
-		{"_RNCNCNC", "Rust v0 nested closure disambiguators: library numbers differ"},
-		{"_RNCINvNtNtCsjrHSEGnQ3l9_3std6thread7current17with_current_name", "Rust v0 unit generic arg: library omits ()"},
 	},
 	StyleGNU: {
 		// GNU prints a Rust v0 crate's disambiguator, core[c1f1a4ba060b9bfa];
