@@ -127,10 +127,11 @@ else
 	git -C "$REPO" archive "$REV" | tar -x -C "$SRC"
 	REVNAME="commit $(git -C "$REPO" rev-parse --short "$REV")"
 fi
-(cd "$SRC" && go build -o "$OUT/addr2line" ./examples/addr2line)
+# Named llvm-symbolizer: as addr2line it takes llvm-addr2line's defaults.
+(cd "$SRC" && go build -o "$OUT/llvm-symbolizer" ./examples/addr2line)
 # The comparer is bench plumbing: from the checkout this script is in.
 (cd "$REPO" && go build -o "$OUT/dbgdiff" ./bench/debian/dbgdiff)
-OURS=$OUT/addr2line
+OURS=$OUT/llvm-symbolizer
 DD=$OUT/dbgdiff
 SUMMARY=$OUT/summary.tsv
 EXAMPLES=$OUT/examples.md
