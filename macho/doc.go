@@ -6,7 +6,9 @@
 // symbols, imports (with the library each comes from) and debug stabs, the
 // debug map that stabs describe, and dSYM companions matched by UUID. DWARF
 // sections (__DWARF,__debug_*) are handed out as raw bytes for the shared
-// decoders; this package does not decode DWARF itself.
+// decoders, and the compressed __zdebug_* sections of Go-built images are
+// inflated, lazily if asked (CompressedDWARF); this package does not decode
+// DWARF itself.
 //
 // Robustness: no input makes any function in this package panic, loop
 // without bound or allocate more than a small multiple of the input's size.

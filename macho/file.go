@@ -174,7 +174,8 @@ type File struct {
 	Main           *EntryPoint
 	FunctionStarts *LinkeditData
 
-	strtab string // the string table, copied once; symbol names are substrings
+	strtab string  // the string table, copied once; symbol names are substrings
+	z      *zcache // the __zdebug_* sections, inflated on demand
 }
 
 // ErrFat is returned (wrapped in a *DecodeError) by Parse when given a
@@ -191,7 +192,7 @@ func Parse(data []byte) (*File, error) {
 	if r.Err() != nil {
 		return nil, r.Err()
 	}
-	f := &File{Data: data}
+	f := &File{Data: data, z: new(zcache)}
 	switch magic {
 	case Magic32:
 	case Magic64:
@@ -505,7 +506,9 @@ func (f *File) SectionData(s *Section) ([]byte, error) {
 // ELF spelling (".debug_line") or its Mach-O one ("__debug_line"), from the
 // __DWARF segment. Mach-O section names hold 16 bytes, so longer names are
 // truncated as the linker does (".debug_str_offsets" is "__debug_str_offs").
-// A missing section is (nil, false, nil).
+// A section stored compressed as __zdebug_X (Go's linker does so) is
+// inflated (see CompressedDWARF to inflate it lazily instead). A missing
+// section is (nil, false, nil).
 func (f *File) DWARF(name string) ([]byte, bool, error) {
 	if strings.HasPrefix(name, ".") {
 		name = "__" + name[1:]
@@ -515,7 +518,16 @@ func (f *File) DWARF(name string) ([]byte, bool, error) {
 	}
 	s := f.Section("__DWARF", name)
 	if s == nil {
-		return nil, false, nil
+		// Go's linker stores it compressed (zdebug.go).
+		z, ok, err := f.CompressedDWARF(name)
+		if !ok || err != nil {
+			return nil, false, err
+		}
+		b, err := z.Data()
+		if err != nil {
+			return nil, false, err
+		}
+		return b, true, nil
 	}
 	b, err := f.SectionData(s)
 	if err != nil {

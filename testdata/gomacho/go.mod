@@ -1,0 +1,3 @@
+module example.com/goprog
+
+go 1.26
