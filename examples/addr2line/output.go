@@ -249,8 +249,16 @@ func (s *session) verboseFrame(file string, f *symbolize.Frame) {
 	w.WriteString(file)
 	w.WriteByte('\n')
 	if f.StartLine != 0 {
+		// A declaration file that does not resolve is "" on LLVM's
+		// inline-chain path (inlines, or GNU style), and its unset
+		// "<invalid>" on the one-frame path, which keeps only a
+		// non-empty name (JSON shows "" for both).
+		start := s.fileName(f.CompDir, f.StartFile)
+		if start == "" && !s.cfg.inlines && s.cfg.style != styleGNU {
+			start = "<invalid>"
+		}
 		w.WriteString("  Function start filename: ")
-		w.WriteString(s.fileName(f.CompDir, f.StartFile))
+		w.WriteString(start)
 		w.WriteString("\n  Function start line: ")
 		w.Write(strconv.AppendUint(s.scratch[:0], uint64(f.StartLine), 10))
 		w.WriteByte('\n')
