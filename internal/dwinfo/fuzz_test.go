@@ -1,6 +1,9 @@
 package dwinfo
 
-import "testing"
+import (
+	"encoding/binary"
+	"testing"
+)
 
 // fixtureSections returns the sections of every fixture that has
 // .debug_info (none when the fixtures are absent).
@@ -41,12 +44,19 @@ func FuzzAranges(f *testing.F) {
 }
 
 func FuzzRangeLists(f *testing.F) {
+	// Small seeds (see FuzzEntries): the first 256 bytes of
+	// .debug_ranges, the first contribution to .debug_rnglists and
+	// .debug_addr where it fits in 512.
+	seen := map[string]bool{}
 	for _, s := range fixtureSections(f) {
-		if s.Ranges != nil {
-			f.Add(s.Ranges, []byte(nil), uint64(0), false, uint8(8), uint64(0x1000), uint64(0))
+		if r := s.Ranges[:min(len(s.Ranges), 256)]; len(r) > 0 && !seen[string(r)] {
+			seen[string(r)] = true
+			f.Add(r, []byte(nil), uint64(0), false, uint8(8), uint64(0x1000), uint64(0))
 		}
-		if s.Rnglists != nil {
-			f.Add(s.Rnglists, s.Addr, uint64(12), true, uint8(8), uint64(0x1000), uint64(8))
+		r, a := firstContribution(s.Rnglists, s.BigEndian), firstContribution(s.Addr, s.BigEndian)
+		if len(r) > 0 && len(r) <= 512 && len(a) <= 512 && !seen[string(r)+string(a)] {
+			seen[string(r)+string(a)] = true
+			f.Add(r, a, uint64(12), true, uint8(8), uint64(0x1000), uint64(8))
 		}
 	}
 	f.Fuzz(func(t *testing.T, data, addr []byte, off uint64, v5 bool, addrSize uint8, base, addrBase uint64) {
@@ -65,11 +75,17 @@ func FuzzRangeLists(f *testing.F) {
 }
 
 func FuzzEntries(f *testing.F) {
-	// Small seeds keep the fuzzer fast: six 64 KiB inputs make each
-	// minimisation take the whole budget.
+	// Small seeds keep the fuzzer fast: it minimizes every input that
+	// finds new coverage, at a cost quadratic in each argument's length
+	// (up to -fuzzminimizetime, a minute, each), and runs nothing new
+	// meanwhile. Each fixture seed is the first unit alone, with what it
+	// reads, where that fits in 1 KiB an argument.
+	seen := map[string]bool{}
 	for _, s := range fixtureSections(f) {
-		if len(s.Info) < 8<<10 {
-			f.Add(s.Info, s.Abbrev, s.Str, s.StrOffsets, s.Addr, s.Rnglists, false)
+		u, ok := firstUnit(s, 1<<10)
+		if k := string(u.Info) + string(u.Abbrev) + string(u.Rnglists); ok && !seen[k] {
+			seen[k] = true
+			f.Add(u.Info, u.Abbrev, u.Str, u.StrOffsets, u.Addr, u.Rnglists, u.BigEndian)
 		}
 	}
 	for _, dwarf64 := range []bool{false, true} {
@@ -137,4 +153,91 @@ func walkAll(d *Data, n int) {
 			panic("reader passed unit end")
 		}
 	}
+}
+
+// firstUnit cuts s down to what the first unit of .debug_info reads: the
+// unit, its abbreviation table, and the first contribution to
+// .debug_str_offsets, .debug_addr and .debug_rnglists (where the first
+// unit's DW_AT_*_base attributes point); .debug_str is kept up to max
+// bytes. ok is false when the unit or its table is larger than max.
+func firstUnit(s Sections, max int) (Sections, bool) {
+	hs, err := New(s, nil).Headers()
+	if err != nil || len(hs) == 0 || hs[0].End-hs[0].Offset > uint64(max) || hs[0].AbbrevOffset != 0 {
+		return Sections{}, false
+	}
+	end := abbrevTableEnd(s.Abbrev)
+	if end > max {
+		return Sections{}, false
+	}
+	u := Sections{
+		Info:       s.Info[hs[0].Offset:hs[0].End],
+		Abbrev:     s.Abbrev[:end],
+		Str:        s.Str[:min(len(s.Str), max)],
+		StrOffsets: firstContribution(s.StrOffsets, s.BigEndian),
+		Addr:       firstContribution(s.Addr, s.BigEndian),
+		Rnglists:   firstContribution(s.Rnglists, s.BigEndian),
+		BigEndian:  s.BigEndian,
+	}
+	// Go's linker writes .debug_addr and .debug_rnglists without
+	// contribution headers: whole, they are too big.
+	return u, len(u.StrOffsets) <= max && len(u.Addr) <= max && len(u.Rnglists) <= max
+}
+
+// abbrevTableEnd returns the offset just past the abbreviation table at the
+// start of data: declarations (code, tag, children flag, then attribute
+// and form pairs up to 0, 0, with an SLEB128 value after
+// DW_FORM_implicit_const) up to a 0 code [DWARF5 7.5.3].
+func abbrevTableEnd(data []byte) int {
+	i := 0
+	uleb := func() uint64 {
+		var v uint64
+		for shift := 0; i < len(data); shift += 7 {
+			b := data[i]
+			i++
+			if shift < 64 {
+				v |= uint64(b&0x7f) << shift
+			}
+			if b < 0x80 {
+				break
+			}
+		}
+		return v
+	}
+	for i < len(data) {
+		if uleb() == 0 {
+			break
+		}
+		uleb()
+		i++ // children
+		for i < len(data) {
+			at, form := uleb(), uleb()
+			if at == 0 && form == 0 {
+				break
+			}
+			if form == 0x21 { // DW_FORM_implicit_const
+				uleb()
+			}
+		}
+	}
+	return min(i, len(data))
+}
+
+// firstContribution returns the first unit-length-prefixed contribution
+// of a DWARF 5 section (.debug_str_offsets, .debug_addr, .debug_rnglists).
+func firstContribution(data []byte, big bool) []byte {
+	if len(data) < 4 {
+		return data
+	}
+	order := binary.ByteOrder(binary.LittleEndian)
+	if big {
+		order = binary.BigEndian
+	}
+	n, hdr := uint64(order.Uint32(data)), uint64(4)
+	if n == 0xffffffff && len(data) >= 12 {
+		n, hdr = order.Uint64(data[4:]), 12
+	}
+	if n > uint64(len(data))-hdr {
+		return data
+	}
+	return data[:hdr+n]
 }
