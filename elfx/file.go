@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/symbolize-go/symbolize/internal/buf"
+	"github.com/symbolize-go/symbolize/internal/mmap"
 )
 
 // DecodeError says which part of the file held bad input; its Err wraps one
@@ -96,24 +97,26 @@ func Open(path string, opts *Options) (*File, error) {
 	if opts != nil {
 		o = *opts
 	}
-	if !o.NoMmap {
-		data, closer, err := mmapFile(path)
-		if err == nil {
-			f, err := newFile(data, bytesReaderAt(data), uint64(len(data)), &o)
-			if err != nil {
-				closer.Close()
-				return nil, err
-			}
-			f.closer = closer
-			return f, nil
-		}
-		if !errors.Is(err, errNoMmap) {
-			return nil, err
-		}
-	}
 	fd, err := os.Open(path)
 	if err != nil {
 		return nil, err
+	}
+	if !o.NoMmap {
+		m, err := mmap.Map(fd)
+		if err == nil {
+			fd.Close() // the mapping outlives the descriptor
+			f, err := newFile(m.Data, bytesReaderAt(m.Data), uint64(len(m.Data)), &o)
+			if err != nil {
+				m.Close()
+				return nil, err
+			}
+			f.closer = m
+			return f, nil
+		}
+		if !errors.Is(err, mmap.ErrUnavailable) {
+			fd.Close()
+			return nil, err
+		}
 	}
 	st, err := fd.Stat()
 	if err != nil {
