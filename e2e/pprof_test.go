@@ -119,9 +119,9 @@ var pprofViews = []struct {
 // standalone pprof's local symbolization driving each symbolizer
 // (-symbolize=local -tools=DIR), and compares the -traces reports.
 func TestPprof(t *testing.T) {
-	syms := requireSymbolizers(t)
 	pprof := requirePprof(t)
 	requireLibcDebug(t)
+	syms := requireSymbolizers(t)
 	for _, p := range profPrograms {
 		t.Run(p.name, func(t *testing.T) {
 			t.Parallel()
@@ -135,10 +135,11 @@ func TestPprof(t *testing.T) {
 				args = append(args, walkTree(t, dir))
 			}
 			run(t, nil, bin, args...)
-			prof, err := traceProfile(t, trace)
+			prof, err := traceProfile(trace)
 			if err != nil {
 				t.Fatal(err)
 			}
+			t.Logf("%d samples, %d locations in %d mappings", len(prof.Sample), len(prof.Location), len(prof.Mapping))
 			file := filepath.Join(dir, "prof.pb.gz")
 			writeProfile(t, prof, file)
 			for _, v := range pprofViews {
@@ -197,8 +198,8 @@ func walkTree(t *testing.T, dir string) string {
 	return root
 }
 
-// run runs bin with args and env (nil: the test's) and returns its
-// standard output; it fails t when the command fails.
+// run runs bin with args and env (nil: the test's) and returns what it
+// wrote to standard output and error; it fails t when the command fails.
 func run(t *testing.T, env []string, bin string, args ...string) (stdout, stderr string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
@@ -233,8 +234,7 @@ func runPprof(t *testing.T, pprof, symDir, file string, flags []string) string {
 // holding only addresses: no functions, no lines, as a profiler that leaves
 // symbolization to pprof writes it. The stacks hold return addresses; each
 // location is the address before it, inside the call, as unwinders report.
-func traceProfile(t *testing.T, path string) (*profile.Profile, error) {
-	t.Helper()
+func traceProfile(path string) (*profile.Profile, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

@@ -161,8 +161,8 @@ var shadowRowRE = regexp.MustCompile(`(?m)^(=>|  )0x[0-9a-f]+:[ \[].*\n`)
 // and 1, once with each symbolizer, and compares the whole reports with
 // addresses, PIDs and temporary paths masked.
 func TestSanitizers(t *testing.T) {
-	syms := requireSymbolizers(t)
 	requireLibcDebug(t)
+	syms := requireSymbolizers(t)
 	kd := newKnownDiffs(sanKnownDiffs)
 	t.Cleanup(func() { kd.checkUsed(t) }) // after the parallel subtests
 	for _, p := range sanPrograms {
@@ -182,6 +182,7 @@ func TestSanitizers(t *testing.T) {
 						for _, out := range []struct{ who, text string }{{"llvm", llvm}, {"ours", ours}} {
 							checkReport(t, out.who, m.paths.Replace(out.text), c, inline == "1")
 						}
+						t.Logf("%d frames", strings.Count(llvm, "\n    #"))
 						ours = kd.apply(t, ours)
 						if d := diffLines(m.mask(shadowRowRE.ReplaceAllString(llvm, "")), m.mask(shadowRowRE.ReplaceAllString(ours, ""))); d != "" {
 							t.Errorf("the report differs (-llvm-symbolizer-14 +ours, masked):\n%s", d)
