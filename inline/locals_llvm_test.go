@@ -124,8 +124,8 @@ func (o *object) localsOf(t testing.TB, loc, loclists []byte, pc uint64) ([]Loca
 
 // TestLocalsLLVM compares FRAME answers, byte for byte in llvm-symbolizer's
 // LLVM output style, with llvm-symbolizer-14 at every 16th byte of every
-// function of every fixture (at most 6000 addresses a fixture, 600 with
-// -short). Every difference fails but those localsExceptions excuses.
+// function of every fixture, testdata/frame's included (at most 6000
+// addresses a fixture, 600 with -short). Every difference fails but those localsExceptions excuses.
 func TestLocalsLLVM(t *testing.T) {
 	tool, err := exec.LookPath("llvm-symbolizer-14")
 	if err != nil {
@@ -136,7 +136,9 @@ func TestLocalsLLVM(t *testing.T) {
 		max = 600
 	}
 	used := make([]int, len(localsExceptions))
-	for _, path := range fixtures(t) {
+	// testdata/frame holds the fixtures built for FRAME requests alone.
+	paths := append(fixtures(t), dwinfotest.Fixtures("../testdata/frame", "")...)
+	for _, path := range paths {
 		name := filepath.Base(path)
 		t.Run(name, func(t *testing.T) {
 			o, ok := openObject(t, path)

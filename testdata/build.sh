@@ -199,6 +199,31 @@ cc cpp-gcc-O3 g++ -O3 -gdwarf-5 -std=c++17 -- "${CPP_SRCS[@]}"
 cc cpp-clang14-O2 clang++-14 -O2 -gdwarf-5 -std=c++17 -fuse-ld=lld -- "${CPP_SRCS[@]}"
 cc json-gcc-O2 g++ -O2 -gdwarf-5 -std=c++17 -- "${JSON_SRCS[@]}"
 
+# --- 4. FRAME locals (llvm-symbolizer FRAME requests) -------------------------
+# Locals of every kind of type and storage (src/frame/), for frame offsets
+# (DW_OP_fbreg, clang's frame-base DW_OP_breg), sizes through type chains,
+# location lists (.debug_loc, .debug_loclists, DW_FORM_loclistx) and hwasan's
+# DW_AT_LLVM_tag_offset (the hwasan build links the shared runtime, which
+# keeps the fixture small; it is never run). They go to frame/, not elf/:
+# only the FRAME tests read them.
+
+FRAME_OUT=$(dirname "$OUT")/frame
+rm -rf "$FRAME_OUT"
+mkdir -p "$FRAME_OUT"
+FRAME_C=(src/frame/frame.c)
+FRAME_CPP=(src/frame/frame.cpp)
+ELF_OUT=$OUT
+OUT=$FRAME_OUT
+cc frame-gcc-O0-dwarf4 gcc -O0 -gdwarf-4 -- "${FRAME_C[@]}"
+cc frame-gcc-O2-dwarf5 gcc -O2 -gdwarf-5 -- "${FRAME_C[@]}"
+cc frame-clang14-O0-dwarf4 clang-14 -O0 -gdwarf-4 -fuse-ld=lld -- "${FRAME_C[@]}"
+cc frame-clang14-O2-dwarf5 clang-14 -O2 -gdwarf-5 -fuse-ld=lld -- "${FRAME_C[@]}"
+cc frame-clang14-O1-hwasan clang-14 -O1 -gdwarf-5 -fsanitize=hwaddress -shared-libsan -fuse-ld=lld -- "${FRAME_C[@]}"
+cc framecpp-gcc-O1-dwarf4 g++ -O1 -gdwarf-4 -std=c++17 -- "${FRAME_CPP[@]}"
+cc framecpp-gcc-O2-dwarf5 g++ -O2 -gdwarf-5 -std=c++17 -- "${FRAME_CPP[@]}"
+cc framecpp-clang14-O0-dwarf5 clang++-14 -O0 -gdwarf-5 -std=c++17 -fuse-ld=lld -- "${FRAME_CPP[@]}"
+OUT=$ELF_OUT
+
 # --- MANIFEST -------------------------------------------------------------------
 
 manifest() {
@@ -206,15 +231,17 @@ manifest() {
 	echo "# path (below testdata/) <TAB> toolchain <TAB> command and flags <TAB> sha256"
 	echo "# All C/C++ builds also use: ${COMMON[*]/$TD/<testdata>}"
 	echo "# SOURCE_DATE_EPOCH=$SOURCE_DATE_EPOCH"
-	local f rel
-	while IFS= read -r f; do
-		rel=${f#"$OUT"/}
-		if [[ -z ${META[$rel]+x} ]]; then
-			echo "build.sh: no MANIFEST entry for $rel" >&2
-			exit 1
-		fi
-		printf 'elf/%s\t%s\t%s\n' "$rel" "${META[$rel]}" "$(sha256sum <"$f" | cut -d' ' -f1)"
-	done < <(find "$OUT" -type f | sort)
+	local f rel dir
+	for dir in "$OUT" "$FRAME_OUT"; do
+		while IFS= read -r f; do
+			rel=${f#"$dir"/}
+			if [[ -z ${META[$rel]+x} ]]; then
+				echo "build.sh: no MANIFEST entry for $rel" >&2
+				exit 1
+			fi
+			printf '%s/%s\t%s\t%s\n' "$(basename "$dir")" "$rel" "${META[$rel]}" "$(sha256sum <"$f" | cut -d' ' -f1)"
+		done < <(find "$dir" -type f | sort)
+	done
 }
 
 if [[ $CHECK == 1 ]]; then
