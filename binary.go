@@ -130,6 +130,11 @@ func (b *Binary) symbols() *symtab.Table {
 		if err != nil {
 			b.warns.add(err)
 		}
+		if b.opts.UntagSymbols {
+			for i := range syms {
+				syms[i].Addr = uint64(int64(syms[i].Addr<<8) >> 8)
+			}
+		}
 		b.syms = symtab.New(syms)
 	})
 	return b.syms

@@ -129,6 +129,12 @@ type Options struct {
 	// binary it was asked about (.symtab, else .dynsym), and so does the
 	// default.
 	DebugFileSymbols bool
+	// UntagSymbols replaces bits 56-63 of every symbol address by copies
+	// of bit 55, as llvm-symbolizer does by default (llvm-addr2line with
+	// --untag-addresses): AArch64 tagged globals (HWASan, MTE) then name
+	// their untagged addresses, and kernel addresses stay as they are.
+	// The addresses looked up are not untagged.
+	UntagSymbols bool
 	// NoDebugFile skips the search for a separate debug file (for Mach-O,
 	// the dSYM and the object files of the debug map).
 	NoDebugFile bool

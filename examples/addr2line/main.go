@@ -9,10 +9,10 @@
 // under: when its base name without extension contains "addr2line" (as
 // when built from this directory, or installed as llvm-addr2line), it is
 // llvm-addr2line 14: GNU output style, no function names unless -f, no
-// inline frames unless -i, no demangling unless -C, hexadecimal addresses
-// with or without 0x, and options from $LLVM_ADDR2LINE_OPTS. Under any
-// other name (llvm-symbolizer, say) it is llvm-symbolizer 14, with
-// $LLVM_SYMBOLIZER_OPTS.
+// inline frames unless -i, no demangling unless -C, no untagging unless
+// --untag-addresses, hexadecimal addresses with or without 0x, and options
+// from $LLVM_ADDR2LINE_OPTS. Under any other name (llvm-symbolizer, say)
+// it is llvm-symbolizer 14, with $LLVM_SYMBOLIZER_OPTS.
 //
 // The command line is read as LLVM's option table reads it: one-letter
 // options group (-apfi, -eFILE, -e FILE), long ones take two dashes
@@ -40,8 +40,9 @@
 //	--relative-address                   addresses are relative to the image's preferred base;
 //	                                     LLVM 14 takes that base from COFF headers only, so
 //	                                     for ELF and Mach-O addresses are unchanged
-//	--untag-addresses                    accepted; symbol addresses are not untagged yet
-//	--no-untag-addresses
+//	--untag-addresses                    replace bits 56-63 of symbol addresses by copies of
+//	--no-untag-addresses                 bit 55, as for AArch64 tagged globals, or not (default
+//	                                     untag; addr2line not); input addresses stay as given
 //	--debug-file-directory=DIR           where to look up build IDs (DIR/.build-id/xx/yyyy.debug;
 //	                                     repeatable; default /usr/lib/debug)
 //	--fallback-debug-path=DIR            where to look up .gnu_debuglink names, after the
@@ -186,7 +187,7 @@ Addresses:
   --relative-address                 addresses relative to the image base (for ELF
                                      and Mach-O, as in LLVM 14, the same addresses)
   --untag-addresses / --no-untag-addresses
-                                     accepted (symbol addresses are not untagged yet)
+                                     drop AArch64 tag bits from symbol addresses (default on) [off]
 Debug files:
   --debug-file-directory=DIR         where to look up build IDs (repeatable; default /usr/lib/debug)
   --fallback-debug-path=DIR          where to look up .gnu_debuglink names (default /usr/lib/debug)

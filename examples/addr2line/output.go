@@ -37,6 +37,7 @@ func newSession(cfg *config, stdout, stderr io.Writer) *session {
 		FunctionNames: cfg.functions,
 
 		DebugFileSymbols: cfg.debugSyms,
+		UntagSymbols:     cfg.untag,
 	}
 	if cfg.debugDirs != nil || cfg.fallbackDir != "" {
 		opts.Debug = &elfx.DebugOptions{Locator: llvmLocator{buildIDDirs: cfg.debugDirs, linkDir: cfg.fallbackDir}}
