@@ -166,6 +166,14 @@ func TestAddr2LineAgainstLLVM(t *testing.T) {
 			n += 2
 		}
 	}
+	// Lines that name their module, in hex too.
+	a, b := filepath.Join(fixtures, "c-gcc-O2-dwarf5"), filepath.Join(fixtures, "c-gcc-O0-dwarf5")
+	stdin := strings.Join([]string{a + " 1240", "CODE " + b + " 0x1312", "'" + a + "' 31A0", "DATA " + a + " 5d81",
+		"nonexistent 10", "nonexistent 20", a, "10", "FRAME " + a + " 10"}, "\n") + "\n"
+	for _, fs := range []string{"", "-f -i -a -p", "-f --output-style=JSON"} {
+		compareTools(t, tool, "llvm-addr2line", comparison{args: strings.Fields(fs), stdin: stdin, stderr: true})
+		n++
+	}
 	t.Logf("%d comparisons with llvm-addr2line-14", n)
 }
 

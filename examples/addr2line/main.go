@@ -219,7 +219,6 @@ type config struct {
 	contextLines int // --print-source-context-lines
 	paths        pathStyle
 	adjustVMA    uint64
-	relativeAddr bool // --relative-address
 	untag        bool // untag symbol addresses
 	style        outputStyle
 	debugDirs    []string
@@ -340,10 +339,12 @@ func parseArgs(args []string, addr2line bool) (*config, error) {
 	cfg.printAddress = has[optAddresses]
 	cfg.pretty = has[optPrettyPrint]
 	cfg.verbose = has[optVerbose]
-	cfg.relativeAddr = has[optRelativeAddress]
 	cfg.debugSyms = has[optDebugFileSymbols]
-	// --dwp and --dia are accepted and have no effect: the library reads
-	// no split DWARF and no PDB, and LLVM 14 ignores --dia off Windows.
+	// --relative-address makes LLVM 14 add the image's preferred base,
+	// which it reads from COFF headers only: for ELF and Mach-O, the
+	// formats read here, it adds 0. --dwp and --dia are accepted and have
+	// no effect: the library reads no split DWARF and no PDB, and LLVM 14
+	// ignores --dia off Windows.
 	hints := cfg.dsymHints
 	cfg.dsymHints = nil
 	for _, h := range hints {
