@@ -44,8 +44,15 @@ var (
 // demangling of linkage names.
 func Demangle(name string, style Style) string {
 	if style == StyleGNU {
-		if strings.HasPrefix(name, "___Z") {
+		switch {
+		case strings.HasPrefix(name, "___Z"):
 			return name // clang blocks: libiberty does not know them
+		case strings.HasPrefix(name, "_R"):
+			// Our own printer (rustv0_gnu.go), as for StyleLLVM.
+			if out, ok := demangleRustV0GNU(name); ok {
+				return out
+			}
+			return name
 		}
 		out := demangle.Filter(name, gnuOpts...)
 		// GNU keeps a Rust legacy name's hash, "foo::h0123456789abcdef";

@@ -21,9 +21,10 @@
 // 32-bit ARM (Thumb and ARM code), AArch64, MIPS and RISC-V; the tests keep
 // the findings.
 //
-// Demangle renders Itanium C++, Rust legacy and Rust v0 names through
-// github.com/ianlancetaylor/demangle, either as llvm-symbolizer 14 prints
-// them or as GNU tools do.
+// Demangle renders Itanium C++ and Rust legacy names through
+// github.com/ianlancetaylor/demangle, and Rust v0 names with a printer of
+// its own (rustv0.go), either as llvm-symbolizer 14 prints them or as GNU
+// tools do.
 //
 // Robustness: no input makes this package panic, loop without bound or
 // allocate more than a small multiple of its size. Bad symbol-table bytes

@@ -145,9 +145,11 @@ var demangleExceptions = map[Style][]struct{ match, reason string }{
 		{"cvNSt7__cxx11", "LLVM 14 rejects this conversion operator"},
 	},
 	StyleGNU: {
-		// GNU prints a Rust v0 crate's disambiguator, core[c1f1a4ba060b9bfa];
-		// the library has no option to.
-		{"^_R", "Rust v0 crate disambiguators: GNU prints them, library cannot"},
+		// c++filt is verbose about Rust v0 names too: crate disambiguators,
+		// core[c1f1a4ba060b9bfa], and constant types, <7: u32>; addr2line -C
+		// prints neither, nor does Demangle (TestRustV0Live compares it
+		// with c++filt -i).
+		{"^_R", "c++filt is verbose about Rust v0 names, addr2line -C is not"},
 		// c++filt demangles verbosely (DMGL_VERBOSE), spelling out the
 		// std::string, std::istream, std::ostream and std::iostream
 		// abbreviations; addr2line -C, the tool StyleGNU stands in for, does

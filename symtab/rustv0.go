@@ -23,6 +23,9 @@ import (
 //   - a lifetime that is erased prints nothing in a reference, "&u8", and
 //     "'_" as a generic argument.
 //
+// The same parser prints as GNU libiberty (addr2line -C) does when asked
+// to; rustv0_gnu.go lists where that differs.
+//
 // Unlike LLVM, which is bounded only by recursion depth (backreferences let
 // a short name expand exponentially), the output is capped at 1 MiB and the
 // work at a fixed number of grammar steps; past either the name prints raw.
@@ -31,6 +34,8 @@ const (
 	// v0MaxDepth is LLVM 14's MaxRecursionLevel: paths, types and
 	// constants nested deeper fail the name.
 	v0MaxDepth = 500
+	// v0MaxDepthGNU is libiberty's RUST_MAX_RECURSION_COUNT.
+	v0MaxDepthGNU = 1024
 	// v0MaxSteps bounds the grammar productions visited per name (each
 	// backreference followed visits its target again). Real names take
 	// a few hundred; an exponential backreference chain takes this many
@@ -65,6 +70,7 @@ type v0Demangler struct {
 	moves   int    // Punycode code points moved, against v0MaxMoves
 	limited bool   // err is for the bounds above, not the grammar
 	bound   uint64 // lifetimes bound by the enclosing binders
+	gnu     bool   // print as libiberty (rustv0_gnu.go)
 }
 
 // demangleRustV0 returns name, a Rust v0 symbol, as LLVM 14 prints it, or
@@ -73,13 +79,14 @@ type v0Demangler struct {
 //	<symbol-name> = "_R" <path> [<instantiating-crate>] ["." <suffix>]
 //	<instantiating-crate> = <path>
 func demangleRustV0(name string) (string, bool) {
-	out, ok, _ := demangleRustV0Limited(name)
+	out, ok, _ := rustV0(name, false)
 	return out, ok
 }
 
-// demangleRustV0Limited is demangleRustV0, and also reports whether it
-// failed for its own bounds (where LLVM might have printed the name).
-func demangleRustV0Limited(name string) (out string, ok, limited bool) {
+// rustV0 is demangleRustV0, or with gnu demangleRustV0GNU, and also
+// reports whether it failed for its own bounds (where the reference might
+// have printed the name).
+func rustV0(name string, gnu bool) (out string, ok, limited bool) {
 	if len(name) < 2 || name[:2] != "_R" {
 		return "", false, false
 	}
@@ -91,7 +98,13 @@ func demangleRustV0Limited(name string) (out string, ok, limited bool) {
 			break
 		}
 	}
-	d := v0Demangler{in: in, out: make([]byte, 0, 2*len(name))}
+	if gnu {
+		if !gnuLooksV0(in) {
+			return "", false, false
+		}
+		suffix = "" // libiberty drops it
+	}
+	d := v0Demangler{in: in, out: make([]byte, 0, 2*len(name)), gnu: gnu}
 	d.path(false, false)
 	if d.pos != len(d.in) {
 		// LLVM parses any path here; it prints none.
@@ -116,7 +129,11 @@ func demangleRustV0Limited(name string) (out string, ok, limited bool) {
 // enter counts one nested production, failing past the depth and step
 // limits; leave undoes the depth.
 func (d *v0Demangler) enter() bool {
-	if d.err || d.depth >= v0MaxDepth {
+	max := v0MaxDepth
+	if d.gnu {
+		max = v0MaxDepthGNU
+	}
+	if d.err || d.depth >= max {
 		d.err = true
 		return false
 	}
@@ -130,6 +147,15 @@ func (d *v0Demangler) enter() bool {
 }
 
 func (d *v0Demangler) leave() { d.depth-- }
+
+// step counts one unit of work that is not a nested production.
+func (d *v0Demangler) step() bool {
+	if d.steps++; d.steps > v0MaxSteps {
+		d.limit()
+		return false
+	}
+	return true
+}
 
 // limit fails the name for exceeding this printer's bounds.
 func (d *v0Demangler) limit() {
@@ -303,6 +329,10 @@ func basicType(c byte) string {
 //	       | "D" <dyn-bounds> <lifetime> // dyn Trait<Assoc = X> + Send + 'a
 //	       | <backref>
 func (d *v0Demangler) typ() {
+	if d.gnu && basicType(d.peek()) != "" {
+		d.print(basicType(d.next())) // libiberty counts no depth for these
+		return
+	}
 	if !d.enter() {
 		return
 	}
@@ -392,7 +422,9 @@ func (d *v0Demangler) fnSig() {
 	if d.nextIf('U') {
 		d.print("unsafe ")
 	}
-	if d.nextIf('K') {
+	if d.gnu && d.nextIf('K') {
+		d.gnuABI()
+	} else if d.nextIf('K') {
 		d.print("extern \"")
 		if d.nextIf('C') {
 			d.print("C")
@@ -448,6 +480,10 @@ func (d *v0Demangler) dynBounds() {
 //	<dyn-trait> = <path> {<dyn-trait-assoc-binding>}
 //	<dyn-trait-assoc-binding> = "p" <undisambiguated-identifier> <type>
 func (d *v0Demangler) dynTrait() {
+	if d.gnu {
+		d.gnuDynTrait()
+		return
+	}
 	open := d.path(true, true)
 	for !d.err && d.nextIf('p') {
 		if !open {
@@ -475,12 +511,15 @@ func (d *v0Demangler) binder() {
 	if d.err || n == 0 {
 		return
 	}
-	if n >= uint64(len(d.in))-d.bound {
+	if !d.gnu && n >= uint64(len(d.in))-d.bound { // libiberty does not check
 		d.err = true
 		return
 	}
 	d.print("for<")
 	for i := uint64(0); i < n && !d.err; i++ {
+		if d.gnu && !d.step() { // unbounded there, even when not printing
+			return
+		}
 		d.bound++
 		if i > 0 {
 			d.print(", ")
@@ -501,6 +540,10 @@ func (d *v0Demangler) konst() {
 		return
 	}
 	defer d.leave()
+	if d.gnu {
+		d.gnuConst()
+		return
+	}
 	switch c := d.next(); c {
 	case 'a', 's', 'l', 'x', 'n', 'i', 'h', 't', 'm', 'y', 'o', 'j':
 		d.constInt()
@@ -597,7 +640,11 @@ func (d *v0Demangler) constChar() {
 //	<backref> = "B" <base-62-number> // offset from just after "_R"
 func (d *v0Demangler) backref() (int, bool) {
 	at := d.base62()
-	if d.err || at >= uint64(d.pos) {
+	if d.gnu && !d.err {
+		// libiberty follows a reference anywhere, forwards too (a loop
+		// ends at its recursion limit); past the end it reads nothing.
+		at = min(at, uint64(len(d.in)))
+	} else if d.err || at >= uint64(d.pos) {
 		d.err = true
 		return 0, false
 	}
@@ -630,6 +677,10 @@ func (d *v0Demangler) ident() v0Ident {
 			return v0Ident{}
 		}
 	}
+	if d.gnu && puny && strings.LastIndexByte(s, '_') == len(s)-1 {
+		d.err = true // libiberty wants a Punycode part after the last '_'
+		return v0Ident{}
+	}
 	return v0Ident{s, puny}
 }
 
@@ -640,6 +691,9 @@ func (d *v0Demangler) optBase62(tag byte) uint64 {
 		return 0
 	}
 	n := d.base62()
+	if d.gnu {
+		return n + 1 // wrapping, as libiberty
+	}
 	if d.err || n == math.MaxUint64 {
 		d.err = true
 		return 0
@@ -660,7 +714,7 @@ func (d *v0Demangler) base62() uint64 {
 		var digit uint64
 		switch {
 		case c == '_':
-			if v == math.MaxUint64 {
+			if v == math.MaxUint64 && !d.gnu {
 				d.err = true
 				return 0
 			}
@@ -675,7 +729,7 @@ func (d *v0Demangler) base62() uint64 {
 			d.err = true
 			return 0
 		}
-		if v > (math.MaxUint64-digit)/62 {
+		if v > (math.MaxUint64-digit)/62 && !d.gnu { // libiberty wraps
 			d.err = true
 			return 0
 		}
@@ -700,7 +754,7 @@ func (d *v0Demangler) decimal() uint64 {
 	var v uint64
 	for c := d.peek(); '0' <= c && c <= '9'; c = d.peek() {
 		digit := uint64(c - '0')
-		if v > (math.MaxUint64-digit)/10 {
+		if v > (math.MaxUint64-digit)/10 && !d.gnu { // libiberty wraps
 			d.err = true
 			return 0
 		}
@@ -748,6 +802,10 @@ func (d *v0Demangler) hex() (uint64, string) {
 // indices into the bound lifetimes, 1 the innermost, named 'a to 'z and
 // then 'z1, 'z2, ... by binding depth.
 func (d *v0Demangler) lifetime(index uint64) {
+	if d.gnu {
+		d.gnuLifetime(index)
+		return
+	}
 	if index == 0 {
 		d.print("'_")
 		return
@@ -774,6 +832,10 @@ func (d *v0Demangler) printIdent(id v0Ident) {
 	}
 	if !id.punycode {
 		d.print(id.name)
+		return
+	}
+	if d.gnu {
+		d.gnuPunycode(id.name)
 		return
 	}
 	if !d.punycode(id.name) {

@@ -1,8 +1,9 @@
 #!/bin/sh
 # Regenerates v0.txt, the golden corpus of Rust v0 symbol names and their
 # demangling by llvm-cxxfilt-14 (which shares llvm-symbolizer-14's
-# demangler), one "mangled<TAB>demangled" a line. The names are every _R
-# symbol of
+# demangler) and by GNU c++filt -i (libiberty without DMGL_VERBOSE, as
+# addr2line -C demangles), one "mangled<TAB>llvm<TAB>gnu" a line. The names
+# are every _R symbol of
 #
 #   features     features.rs, stable rustc, -C opt-level=0
 #   features-O2  features.rs, stable rustc, -C opt-level=2 (ThinLTO's
@@ -13,7 +14,7 @@
 #
 # all with -C symbol-mangling-version=v0 and debug info. Binaries go to
 # $OUT (default $TMPDIR/symtab-rust), outside the repository; only the
-# corpus is committed. Needs rustc, llvm-nm-14 and llvm-cxxfilt-14.
+# corpus is committed. Needs rustc, llvm-nm-14, llvm-cxxfilt-14 and c++filt.
 #
 # Usage: symtab/testdata/rust/gen.sh
 set -eu
@@ -43,10 +44,11 @@ for b in $bins; do
 	llvm-nm-14 "$b"
 	llvm-nm-14 -D "$b"
 done | awk '{print $NF}' | grep '^_R' | sort -u >"$OUT/names.txt"
-llvm-cxxfilt-14 <"$OUT/names.txt" >"$OUT/demangled.txt"
+llvm-cxxfilt-14 <"$OUT/names.txt" >"$OUT/llvm.txt"
+c++filt -i <"$OUT/names.txt" >"$OUT/gnu.txt"
 {
-	echo "# Rust v0 names and llvm-cxxfilt-14's demangling, tab-separated; made by gen.sh."
-	echo "# $(rustc --version); ${nightly:-no nightly}; $(llvm-cxxfilt-14 --version | sed -n 's/.*LLVM version /LLVM /p')"
-	paste "$OUT/names.txt" "$OUT/demangled.txt"
+	echo "# Rust v0 names, llvm-cxxfilt-14's and c++filt -i's demangling, tab-separated; made by gen.sh."
+	echo "# $(rustc --version); ${nightly:-no nightly}; $(llvm-cxxfilt-14 --version | sed -n 's/.*LLVM version /LLVM /p'); $(c++filt --version | sed 1q)"
+	paste "$OUT/names.txt" "$OUT/llvm.txt" "$OUT/gnu.txt"
 } >v0.txt
 echo "v0.txt: $(wc -l <"$OUT/names.txt") names"
