@@ -61,8 +61,9 @@ func need(t *testing.T, format string, args ...any) {
 	t.Skip(msg)
 }
 
-// requirePlatform skips t off linux/amd64, where the programs, the
-// sanitizer runtimes and the debug files the tests need do not exist.
+// requirePlatform skips t except on linux/amd64: the test programs, the
+// sanitizer runtimes they link and the debug-file layout are x86-64
+// Debian's.
 func requirePlatform(t *testing.T) {
 	t.Helper()
 	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
