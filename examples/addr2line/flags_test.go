@@ -409,7 +409,10 @@ func TestCommandLineAgainstLLVM(t *testing.T) {
 	cycle := filepath.Join(dir, "cycle.rsp")
 	rsp("cycle.rsp", "-s @"+cycle)
 	quoted := rsp("quoted.rsp", "\xef\xbb\xbf'--obj="+obj+"' \"-f\"\\\n \"\" --output-style\\=GN\\U 0x31a0 @"+filepath.Join(dir, "nested.rsp"))
+	// JSON's ModuleName and echoed inputs show how the file was split.
+	tricky := rsp("tricky.rsp", `--output-style=JSON '--obj=p\q r'"x\"y" 0x10 a\ b "" 'tail\`)
 	cases := [][]string{
+		{tricky},
 		{"-e" + obj, "0x1240"},
 		{"-e=" + obj, "0x1240"},
 		{"--exe", obj, "0x1240"},
