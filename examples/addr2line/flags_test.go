@@ -368,6 +368,33 @@ func TestDebugFileSearchAgainstLLVM(t *testing.T) {
 	t.Logf("%d comparisons with llvm-symbolizer-14", n)
 }
 
+// TestLongLinesAgainstLLVM: llvm-symbolizer 14 reads standard input with
+// fgets into 1024 bytes, so a line of 1023 bytes or more is answered in
+// pieces, and a NUL ends what a piece says.
+func TestLongLinesAgainstLLVM(t *testing.T) {
+	sym := llvmTool(t, "llvm-symbolizer-14")
+	a2l := llvmTool(t, "llvm-addr2line-14")
+	obj := filepath.Join(fixtures, "c-gcc-O2-dwarf5")
+	long := func(n int, tail string) string { return "0x31a0 " + strings.Repeat("x", n-7) + tail }
+	var in strings.Builder
+	for _, l := range []string{
+		long(1022, ""), long(1023, ""), long(1024, ""), long(1023, "0x1240"), long(2046, "\r"), long(2047, "31a0"),
+		"0x1240\x00junk", "\x00", "0x12\x0040", long(1030, "\x00x"),
+	} {
+		in.WriteString(l + "\n")
+	}
+	in.WriteString(long(1100, "")) // no final newline
+	n := 0
+	for _, fs := range []string{"--no-inlines", "-a --output-style=JSON"} {
+		compareTools(t, sym, "llvm-symbolizer", comparison{args: append([]string{"--obj=" + obj}, strings.Fields(fs)...), stdin: in.String()})
+		compareTools(t, a2l, "llvm-addr2line", comparison{args: append([]string{"-e", obj}, strings.Fields(fs)...), stdin: in.String()})
+		n += 2
+	}
+	// Without --obj, the piece after the cut names a module of its own.
+	compareTools(t, sym, "llvm-symbolizer", comparison{args: nil, stdin: obj + " " + long(1100, "") + "\n", stderr: true})
+	t.Logf("%d comparisons with llvm-symbolizer-14 and llvm-addr2line-14", n+1)
+}
+
 // TestRelativeAddressAgainstLLVM: LLVM 14 adds the image's preferred
 // base, which it knows for COFF only, so on ELF (PIE and not) and Mach-O
 // the addresses mean what they mean without the flag.

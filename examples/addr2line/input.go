@@ -102,6 +102,9 @@ func skipDelims(s string) string {
 	return s
 }
 
+// fgetsMax is the longest piece of a line llvm-symbolizer 14 reads at once.
+const fgetsMax = 1023
+
 // maxBatch bounds how many queued requests are answered together, so a
 // huge input still streams out in pieces and memory stays bounded.
 const maxBatch = 1 << 14
@@ -166,13 +169,21 @@ func (s *session) readBatches(r io.Reader, batches chan<- inputBatch, free <-cha
 			chunk = append(long, chunk...)
 			long = long[:0]
 		}
-		if len(chunk) > 0 {
+		for len(chunk) > 0 {
+			// llvm-symbolizer 14 reads with fgets into 1024 bytes: a
+			// longer line is answered as pieces of 1023 (the newline
+			// counting in the last), each cut at its first NUL.
+			piece := chunk[:min(len(chunk), fgetsMax)]
+			chunk = chunk[len(piece):]
+			if i := bytes.IndexByte(piece, 0); i >= 0 {
+				piece = piece[:i]
+			}
 			if len(reqs) == cap(reqs) {
 				// Grow in large steps: a piped file fills maxBatch,
 				// and every doubling would copy the requests.
 				reqs = slices.Grow(reqs, min(max(64, 7*len(reqs)), maxBatch))
 			}
-			reqs = append(reqs, parseRequest(cleanLine(chunk), s.cfg.obj, s.cfg.addr2line))
+			reqs = append(reqs, parseRequest(cleanLine(piece), s.cfg.obj, s.cfg.addr2line))
 		}
 		if err != nil {
 			batches <- inputBatch{reqs: reqs, err: err}

@@ -66,7 +66,9 @@
 // prefixed by CODE, DATA or FRAME, as the sanitizers and pprof send them.
 // MODULE may be quoted with ' or ". Addresses are C literals: 0x hex, 0
 // octal, 0b binary, else decimal (as addr2line: hexadecimal). Lines that do
-// not parse are echoed (or, in JSON, answered with an Error object).
+// not parse are echoed (or, in JSON, answered with an Error object). As
+// LLVM 14 reads them with fgets, lines of 1023 bytes or more are taken in
+// pieces of 1023, and a NUL ends what a piece says.
 //
 // On standard input the tool works as a co-process: every answer is written
 // before the tool waits for more input, while requests that have already
