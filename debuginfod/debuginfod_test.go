@@ -1,28 +1,38 @@
-package elfx
+package debuginfod
 
 import (
 	"context"
-	"debug/elf"
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"sync/atomic"
 	"testing"
+
+	"github.com/symbolize-go/symbolize/elfx"
+	"github.com/symbolize-go/symbolize/locate"
 )
 
-func TestDebuginfod(t *testing.T) {
-	bo := binary.LittleEndian
-	id := []byte{0x11, 0x22, 0x33, 0x44}
-	mk := func(id []byte, debug bool) []byte {
-		te := &telf{is64: true, secs: []tsec{{name: ".note.gnu.build-id", typ: elf.SHT_NOTE, data: buildIDNote(bo, id), align: 4}}}
-		if debug {
-			te.secs = append(te.secs, tsec{name: ".debug_info", typ: elf.SHT_PROGBITS, data: pattern(40)})
-		}
-		return te.bytes()
+const fixtures = "../testdata/elf"
+
+func TestClient(t *testing.T) {
+	binPath := filepath.Join(fixtures, "c-gcc-O2-stripped")
+	good, err := os.ReadFile(filepath.Join(fixtures, "c-gcc-O2-stripped.debug"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	good, foreign := mk(id, true), mk([]byte{9, 9, 9, 9}, true)
+	foreign, err := os.ReadFile(filepath.Join(fixtures, "c-gcc-O0-dwarf5")) // another build ID
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, err := elfx.Open(binPath, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bin.Close()
+	id, _, _ := bin.BuildID()
 	var hits atomic.Int32
 	serve := good
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -34,35 +44,28 @@ func TestDebuginfod(t *testing.T) {
 		w.Write(serve)
 	}))
 	defer srv.Close()
-
-	dir := t.TempDir()
-	binPath := writeFile(t, dir, "prog", mk(id, false))
-	bin, err := Open(binPath, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bin.Close()
 	ctx := context.Background()
-	opts := func(cache string, urls ...string) *DebugOptions {
-		return &DebugOptions{Locator: Chain{
-			DirLocator{DebugDirs: []string{}, SkipBinaryDir: true},
-			&Debuginfod{URLs: urls, CacheDir: cache, Client: srv.Client()},
+	opts := func(cache string, urls ...string) *elfx.DebugOptions {
+		return &elfx.DebugOptions{Locator: locate.Chain{
+			locate.Dirs{DebugDirs: []string{}, SkipBinaryDir: true},
+			&Client{URLs: urls, CacheDir: cache, HTTP: srv.Client()},
 		}}
 	}
 
 	// A foreign file from the server is refused, and not cached.
 	cache := t.TempDir()
 	serve = foreign
-	_, ok, err := OpenDebug(ctx, bin, binPath, opts(cache, srv.URL))
-	var ie *IdentityError
+	_, ok, err := elfx.OpenDebug(ctx, bin, binPath, opts(cache, srv.URL))
+	var ie *elfx.IdentityError
 	if ok || !errors.As(err, &ie) {
 		t.Fatalf("foreign download: %v, %v; want an *IdentityError", ok, err)
 	}
 
-	// The right one is downloaded once, then served from the cache.
+	// The right one is downloaded once, then served from the cache, and
+	// found as downloaded.
 	serve = good
 	for range 2 {
-		df, ok, err := OpenDebug(ctx, bin, binPath, opts(cache, srv.URL+"/nothing-here", srv.URL))
+		df, ok, err := elfx.OpenDebug(ctx, bin, binPath, opts(cache, srv.URL+"/nothing-here", srv.URL))
 		if err != nil || !ok || df.Section(".debug_info") == nil {
 			t.Fatalf("OpenDebug = %v, %v", ok, err)
 		}
@@ -71,18 +74,28 @@ func TestDebuginfod(t *testing.T) {
 	if n := hits.Load(); n != 1+2 { // foreign, then a 404 and the download
 		t.Errorf("%d requests; want 3 (the second lookup must hit the cache)", n)
 	}
+	if st, err := os.Stat(filepath.Join(cache, hex.EncodeToString(id))); err != nil || st.Mode().Perm() != 0o700 {
+		t.Errorf("cache folder: %v, %v; want mode 0700", st, err)
+	}
 
 	// Servers without it: not found, not an error.
-	if df, ok, err := OpenDebug(ctx, bin, binPath, opts(t.TempDir(), srv.URL+"/nothing-here")); df != nil || ok || err != nil {
+	if df, ok, err := elfx.OpenDebug(ctx, bin, binPath, opts(t.TempDir(), srv.URL+"/nothing-here")); df != nil || ok || err != nil {
 		t.Errorf("OpenDebug with a 404 = %v, %v, %v", df, ok, err)
 	}
+	key := locate.Key{Kind: locate.KindDebugFile, BuildID: id}
 	// No servers at all.
-	if paths, err := (&Debuginfod{URLs: []string{}}).Locate(ctx, Identity{BuildID: id}); paths != nil || err != nil {
-		t.Errorf("Locate without servers = %v, %v", paths, err)
+	for f, err := range (&Client{URLs: []string{}}).Locate(ctx, key) {
+		t.Errorf("Locate without servers = %v, %v", f, err)
 	}
 	// An oversized download is refused and not cached.
-	big := &Debuginfod{URLs: []string{srv.URL}, CacheDir: t.TempDir(), Client: srv.Client(), MaxSize: 10}
-	if paths, err := big.Locate(ctx, Identity{BuildID: id}); paths != nil || err == nil {
-		t.Errorf("oversized Locate = %v, %v; want an error", paths, err)
+	big := &Client{URLs: []string{srv.URL}, CacheDir: t.TempDir(), HTTP: srv.Client(), MaxSize: 10}
+	n := 0
+	for f, err := range big.Locate(ctx, key) {
+		if n++; f != nil || err == nil {
+			t.Errorf("oversized Locate = %v, %v; want an error", f, err)
+		}
+	}
+	if n != 1 {
+		t.Errorf("oversized Locate yielded %d times", n)
 	}
 }

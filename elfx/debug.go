@@ -8,9 +8,9 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"io/fs"
 	"path/filepath"
-	"strings"
+
+	"github.com/symbolize-go/symbolize/locate"
 )
 
 // Identity is what ties a binary to its separate debug file: the GNU build
@@ -44,71 +44,11 @@ func (f *File) Identity(path string) (Identity, error) {
 	return id, nil
 }
 
-// Locator proposes files that may be the separate debug file for a binary.
-// OpenDebug checks each candidate's identity, so a Locator need not.
-// Implementations may fetch files (a debuginfod client) and return the
-// local paths.
-type Locator interface {
-	// Locate returns candidate paths in the order to try them. Paths
-	// that do not exist are skipped by the caller.
-	Locate(ctx context.Context, id Identity) ([]string, error)
-}
-
-// DefaultDebugDir is the global debug directory GDB uses by default.
-const DefaultDebugDir = "/usr/lib/debug"
-
-// DirLocator finds debug files the way GDB does [GDB "Debugging
-// Information in Separate Files"]. Its zero value searches
-// /usr/lib/debug and the binary's directory.
-type DirLocator struct {
-	// DebugDirs are the global debug directories. nil means
-	// [DefaultDebugDir]; an empty non-nil slice means none.
-	DebugDirs []string
-	// SkipBinaryDir turns off the search of the binary's own directory
-	// and its .debug subdirectory.
-	SkipBinaryDir bool
-}
-
-// Locate returns, in GDB's order: for a build ID b (hex h),
-// DIR/.build-id/h[:2]/h[2:].debug for each debug directory DIR; then for a
-// debuglink NAME of a binary in BINDIR, BINDIR/NAME, BINDIR/.debug/NAME
-// and DIR/BINDIR/NAME for each DIR. It touches no file system.
-func (l DirLocator) Locate(_ context.Context, id Identity) ([]string, error) {
-	dirs := l.DebugDirs
-	if dirs == nil {
-		dirs = []string{DefaultDebugDir}
-	}
-	var out []string
-	if len(id.BuildID) >= 2 {
-		h := hex.EncodeToString(id.BuildID)
-		for _, d := range dirs {
-			out = append(out, filepath.Join(d, ".build-id", h[:2], h[2:]+".debug"))
-		}
-	}
-	// A debuglink is a base name; anything else could escape the
-	// directories searched.
-	if name := id.DebugLink; name != "" && !strings.ContainsRune(name, '/') && name != "." && name != ".." {
-		if id.Path != "" {
-			bin, err := filepath.Abs(id.Path)
-			if err != nil {
-				bin = id.Path
-			}
-			bindir := filepath.Dir(bin)
-			if !l.SkipBinaryDir {
-				out = append(out, filepath.Join(bindir, name), filepath.Join(bindir, ".debug", name))
-			}
-			for _, d := range dirs {
-				out = append(out, filepath.Join(d, bindir, name))
-			}
-		}
-	}
-	return out, nil
-}
-
 // DebugOptions configure OpenDebug. The zero value is ready to use.
 type DebugOptions struct {
-	// Locator proposes candidates; nil means DirLocator{}.
-	Locator Locator
+	// Locator proposes candidates; nil means locate.Dirs{}, GDB's search
+	// of /usr/lib/debug and the binary's directory.
+	Locator locate.Locator
 	// Open configures opening each candidate.
 	Open *Options
 }
@@ -139,8 +79,9 @@ func (e *IdentityError) Error() string {
 }
 
 // OpenDebug finds and opens the separate debug file of bin, whose path is
-// binPath ("" if unknown). A candidate is accepted only if its build ID
-// equals bin's, or, when bin has no build ID, if its CRC-32 matches bin's
+// binPath ("" if unknown), asking the locator for a locate.KindDebugFile
+// with bin's identity. A candidate is accepted only if its build ID equals
+// bin's, or, when bin has no build ID, if its CRC-32 matches bin's
 // .gnu_debuglink. It returns (nil, false, nil) when no candidate exists
 // (or bin has neither identity), and an *IdentityError when candidates
 // exist but none matches: a file of the right name from another build is
@@ -151,7 +92,7 @@ func OpenDebug(ctx context.Context, bin *File, binPath string, opts *DebugOption
 		o = *opts
 	}
 	if o.Locator == nil {
-		o.Locator = DirLocator{}
+		o.Locator = locate.Dirs{}
 	}
 	id, err := bin.Identity(binPath)
 	if err != nil {
@@ -160,59 +101,56 @@ func OpenDebug(ctx context.Context, bin *File, binPath string, opts *DebugOption
 	if id.BuildID == nil && id.DebugLink == "" {
 		return nil, false, nil
 	}
-	locs := Chain{o.Locator}
-	if c, ok := o.Locator.(Chain); ok {
-		locs = c
-	}
-	var firstErr error
-	for _, l := range locs {
-		paths, err := l.Locate(ctx, id)
-		if err != nil {
-			firstErr = cmp(firstErr, err)
-			continue
-		}
-		df, err := tryCandidates(ctx, id, binPath, paths, o.Open)
-		if df != nil {
-			return df, true, nil
-		}
-		if ctx.Err() != nil {
-			return nil, false, ctx.Err()
-		}
-		firstErr = cmp(firstErr, err)
-	}
-	return nil, false, firstErr
-}
-
-// tryCandidates opens paths in order and returns the first whose identity
-// matches, or else the first error met (an *IdentityError for a file of
-// another build); missing files are skipped silently.
-func tryCandidates(ctx context.Context, id Identity, binPath string, paths []string, opts *Options) (*File, error) {
+	key := locate.Key{Kind: locate.KindDebugFile, From: binPath, BuildID: id.BuildID, DebugLink: id.DebugLink, CRC: id.DebugLinkCRC}
 	self, _ := filepath.Abs(binPath)
-	var firstErr error
-	for _, p := range paths {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
+	var df *File
+	lf, err := locate.First(ctx, o.Locator, key, func(lf *locate.File) error {
 		// The debuglink may name the binary itself (same directory,
 		// same name); it is not its own debug file.
-		if ap, _ := filepath.Abs(p); binPath != "" && ap == self {
-			continue
+		if ap, _ := filepath.Abs(lf.Path); binPath != "" && ap == self {
+			return errSelf
 		}
-		df, err := Open(p, opts)
+		f, err := NewLocated(lf, o.Open)
 		if err != nil {
-			if !errors.Is(err, fs.ErrNotExist) {
-				firstErr = cmp(firstErr, fmt.Errorf("elfx: debug file candidate %s: %w", p, err))
-			}
-			continue
+			return fmt.Errorf("elfx: debug file candidate %s: %w", lf.Path, err)
 		}
-		if err := checkIdentity(id, df, binPath, p); err != nil {
-			df.Close()
-			firstErr = cmp(firstErr, err)
-			continue
+		if err := checkIdentity(id, f, binPath, lf.Path); err != nil {
+			return err
 		}
-		return df, nil
+		df = f
+		return nil
+	})
+	if lf == nil {
+		if errors.Is(err, errSelf) {
+			err = nil
+		}
+		return nil, false, err
 	}
-	return nil, firstErr
+	return df, true, nil
+}
+
+// errSelf refuses the binary as its own debug file: no error of its own.
+var errSelf = errors.New("the binary itself")
+
+// NewLocated decodes the ELF file a locator found. The File takes lf over:
+// its Close closes lf. Data is zero-copy when lf is mapped.
+func NewLocated(lf *locate.File, opts *Options) (*File, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	var f *File
+	var err error
+	if lf.Data != nil {
+		f, err = newFile(lf.Data, bytesReaderAt(lf.Data), uint64(len(lf.Data)), &o)
+	} else {
+		f, err = newFile(nil, lf.ReaderAt, uint64(max(lf.Size, 0)), &o)
+	}
+	if err != nil {
+		return nil, err
+	}
+	f.closer = lf
+	return f, nil
 }
 
 // checkIdentity reports whether df (at path) is the debug file of the

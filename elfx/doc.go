@@ -2,15 +2,16 @@
 // file for the decoders of this module: DWARF sections (SHF_COMPRESSED with
 // zlib or zstd, and the legacy GNU .zdebug_* form), the raw symbol tables,
 // program headers, the GNU build ID and .gnu_debuglink. It also finds the
-// separate debug file of a stripped binary the way GDB does, through a
-// replaceable [Locator], and accepts it only when its identity (build ID,
-// or else the debuglink CRC) matches the binary's.
+// separate debug file of a stripped binary through a replaceable
+// locate.Locator, and accepts it only when its identity (build ID, or else
+// the debuglink CRC) matches the binary's.
 //
-// Finding a debug file goes through a [Locator]: [DirLocator] searches
+// Finding a debug file goes through a locate.Locator: locate.Dirs searches
 // the build-id tree, the binary's directory and the global debug
-// directories; [Debuginfod] downloads by build ID; [Chain] tries several
-// in order. [OpenDebug] accepts a candidate only if its identity matches
-// and otherwise returns an *[IdentityError] naming both identities.
+// directories as GDB does; package debuginfod downloads by build ID;
+// locate.Chain tries several in order. [OpenDebug] accepts a candidate only
+// if its identity matches and otherwise returns an *[IdentityError] naming
+// both identities.
 //
 // Opening is cheap: it reads the ELF header, the section and program
 // header tables, the section-name string table and the few bytes of each

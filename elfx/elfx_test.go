@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/symbolize-go/symbolize/locate"
 )
 
 var allCompressions = []Compression{CompressNone, CompressZlib, CompressZstd, CompressZdebug}
@@ -340,7 +342,7 @@ func TestOpenDebugBuildID(t *testing.T) {
 	}
 	defer bin.Close()
 	debugDir := filepath.Join(dir, "debug")
-	loc := DirLocator{DebugDirs: []string{debugDir}}
+	loc := locate.Dirs{DebugDirs: []string{debugDir}}
 	ctx := context.Background()
 
 	// Nothing there yet: not found is not an error.
@@ -382,7 +384,7 @@ func TestOpenDebugCRC(t *testing.T) {
 	}
 	binPath := writeFile(t, dir, "prog", mkBin(crc))
 	writeFile(t, dir, ".debug/prog.debug", debugBytes)
-	opts := &DebugOptions{Locator: DirLocator{DebugDirs: []string{}}}
+	opts := &DebugOptions{Locator: locate.Dirs{DebugDirs: []string{}}}
 	bin, err := Open(binPath, &Options{NoMmap: true})
 	if err != nil {
 		t.Fatal(err)
@@ -403,25 +405,6 @@ func TestOpenDebugCRC(t *testing.T) {
 	var ie *IdentityError
 	if !errors.As(err, &ie) || ie.ByBuildID || ie.WantCRC != crc^1 || ie.GotCRC != crc {
 		t.Fatalf("OpenDebug with a CRC mismatch = %v", err)
-	}
-}
-
-func TestDirLocatorOrder(t *testing.T) {
-	id := Identity{Path: "/opt/app/bin/prog", BuildID: []byte{0x12, 0x34, 0x56}, DebugLink: "prog.debug"}
-	got, _ := DirLocator{}.Locate(context.Background(), id)
-	want := []string{
-		"/usr/lib/debug/.build-id/12/3456.debug",
-		"/opt/app/bin/prog.debug",
-		"/opt/app/bin/.debug/prog.debug",
-		"/usr/lib/debug/opt/app/bin/prog.debug",
-	}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("Locate = %q\nwant %q", got, want)
-	}
-	id.DebugLink = "../../etc/passwd"
-	got, _ = DirLocator{SkipBinaryDir: true}.Locate(context.Background(), id)
-	if len(got) != 1 {
-		t.Errorf("Locate with a path in the debuglink = %q; want only the build-id path", got)
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 
 	"github.com/symbolize-go/symbolize/elfx"
+
+	"github.com/symbolize-go/symbolize/locate"
 )
 
 // Reading a (possibly compressed) DWARF section.
@@ -38,7 +40,7 @@ func ExampleOpenDebug() {
 		return
 	}
 	defer bin.Close()
-	opts := &elfx.DebugOptions{Locator: elfx.DirLocator{DebugDirs: []string{filepath.Join(dir, "debug")}}}
+	opts := &elfx.DebugOptions{Locator: locate.Dirs{DebugDirs: []string{filepath.Join(dir, "debug")}}}
 	dbg, ok, err := elfx.OpenDebug(context.Background(), bin, path, opts)
 	if err != nil || !ok {
 		fmt.Println(ok, err)

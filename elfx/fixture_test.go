@@ -6,12 +6,15 @@ import (
 	"debug/elf"
 	"encoding/hex"
 	"errors"
+	"iter"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/symbolize-go/symbolize/locate"
 )
 
 // fixtureDirs are searched for ELF fixtures: testdata/elf, plus the
@@ -210,7 +213,15 @@ func TestFixturesBuildID(t *testing.T) {
 // fixedLocator proposes fixed paths.
 type fixedLocator []string
 
-func (l fixedLocator) Locate(context.Context, Identity) ([]string, error) { return l, nil }
+func (l fixedLocator) Locate(context.Context, locate.Key) iter.Seq2[*locate.File, error] {
+	return func(yield func(*locate.File, error) bool) {
+		for _, p := range l {
+			if !yield(locate.Open(p, locate.HowGiven)) {
+				return
+			}
+		}
+	}
+}
 
 // TestFixturesDebugFiles: every stripped fixture whose build ID has a
 // file under debug/.build-id finds it, and every debug file of another
@@ -244,7 +255,7 @@ func TestFixturesDebugFiles(t *testing.T) {
 		dir := filepath.Join(filepath.Dir(b.path), "debug")
 		h := hex.EncodeToString(b.id)
 		if _, err := os.Stat(filepath.Join(dir, ".build-id", h[:2], h[2:]+".debug")); err == nil {
-			df, ok, err := OpenDebug(context.Background(), bin, b.path, &DebugOptions{Locator: DirLocator{DebugDirs: []string{dir}}})
+			df, ok, err := OpenDebug(context.Background(), bin, b.path, &DebugOptions{Locator: locate.Dirs{DebugDirs: []string{dir}}})
 			if err != nil || !ok {
 				t.Errorf("%s: OpenDebug = %v, %v", b.path, ok, err)
 			} else {
@@ -288,7 +299,7 @@ func TestFixtureMismatchRefused(t *testing.T) {
 	}
 	defer bin.Close()
 	df, ok, err := OpenDebug(context.Background(), bin, binPath,
-		&DebugOptions{Locator: DirLocator{DebugDirs: []string{filepath.Join(dir, "debug")}}})
+		&DebugOptions{Locator: locate.Dirs{DebugDirs: []string{filepath.Join(dir, "debug")}}})
 	var ie *IdentityError
 	if ok || df != nil || !errors.As(err, &ie) {
 		t.Fatalf("OpenDebug = %v, %v; want an *IdentityError", ok, err)
@@ -307,7 +318,7 @@ func TestFixtureMismatchRefused(t *testing.T) {
 	}
 	defer bin2.Close()
 	df, ok, err = OpenDebug(context.Background(), bin2, binPath,
-		&DebugOptions{Locator: DirLocator{DebugDirs: []string{filepath.Join(dir, "debug")}}})
+		&DebugOptions{Locator: locate.Dirs{DebugDirs: []string{filepath.Join(dir, "debug")}}})
 	if err != nil || !ok {
 		t.Fatalf("OpenDebug(stripped) = %v, %v", ok, err)
 	}

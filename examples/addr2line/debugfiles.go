@@ -2,8 +2,9 @@ package main
 
 import (
 	"context"
+	"iter"
 
-	"github.com/symbolize-go/symbolize/elfx"
+	"github.com/symbolize-go/symbolize/locate"
 )
 
 // llvmLocator proposes separate debug files where llvm-symbolizer 14 looks
@@ -11,27 +12,35 @@ import (
 // /usr/lib/debug), then the .gnu_debuglink name beside the binary, in its
 // .debug directory, and under the --fallback-debug-path (else
 // /usr/lib/debug) joined with the binary's absolute directory. Unlike
-// GDB's search (elfx.DirLocator alone), the debug file directories are not
-// used for debuglink names, nor the fallback path for build IDs.
+// GDB's search (locate.Dirs alone), the debug file directories are not
+// used for debuglink names, nor the fallback path for build IDs. Other
+// kinds of files are looked for as locate.Dirs looks for them.
 type llvmLocator struct {
-	buildIDDirs []string // nil: elfx.DefaultDebugDir
-	linkDir     string   // "": elfx.DefaultDebugDir
+	buildIDDirs []string // nil: locate.DefaultDebugDir
+	linkDir     string   // "": locate.DefaultDebugDir
 }
 
-// Locate returns the candidates in LLVM's order; it touches no file system.
-func (l llvmLocator) Locate(ctx context.Context, id elfx.Identity) ([]string, error) {
-	byID, err := elfx.DirLocator{DebugDirs: l.buildIDDirs}.Locate(ctx, elfx.Identity{BuildID: id.BuildID})
-	if err != nil {
-		return nil, err
+// Locate yields the candidates in LLVM's order.
+func (l llvmLocator) Locate(ctx context.Context, k locate.Key) iter.Seq2[*locate.File, error] {
+	if k.Kind != locate.KindDebugFile {
+		return locate.Dirs{DebugDirs: l.buildIDDirs}.Locate(ctx, k)
 	}
+	byID, byLink := k, k
+	byID.DebugLink, byLink.BuildID = "", nil
 	dir := l.linkDir
 	if dir == "" {
-		dir = elfx.DefaultDebugDir
+		dir = locate.DefaultDebugDir
 	}
-	byLink, err := elfx.DirLocator{DebugDirs: []string{dir}}.Locate(ctx,
-		elfx.Identity{Path: id.Path, DebugLink: id.DebugLink, DebugLinkCRC: id.DebugLinkCRC})
-	if err != nil {
-		return nil, err
+	return func(yield func(*locate.File, error) bool) {
+		for f, err := range (locate.Dirs{DebugDirs: l.buildIDDirs}).Locate(ctx, byID) {
+			if !yield(f, err) {
+				return
+			}
+		}
+		for f, err := range (locate.Dirs{DebugDirs: []string{dir}}).Locate(ctx, byLink) {
+			if !yield(f, err) {
+				return
+			}
+		}
 	}
-	return append(byID, byLink...), nil
 }
