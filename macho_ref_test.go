@@ -7,7 +7,6 @@ package symbolize_test
 // differences kept on purpose are in machoRefExceptions.
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -466,55 +465,78 @@ func copyFile(t testing.TB, from, to string) {
 }
 
 // FuzzNewMachOBytes feeds corrupt Mach-O images and dSYMs (fixtures with
-// bytes overwritten) through opening and symbolizing: nothing may panic or
-// hang, whatever the bytes.
+// bytes overwritten, then cut short) through opening and symbolizing:
+// nothing may panic or hang, whatever the bytes. As in FuzzNewBytes the
+// file is chosen by index, not passed whole (the fuzzer's minimization is
+// quadratic in input length); a dSYM is paired with its intact binary.
 func FuzzNewMachOBytes(f *testing.F) {
+	type base struct {
+		data []byte
+		bin  []byte // for a dSYM, its binary; nil otherwise
+		pcs  []uint64
+	}
+	var bases []base
 	for _, name := range []string{"main.arm64", "prog.x86_64", "prog.arm64.stripped", "main.fat", "main.arm64.o"} {
 		data, err := os.ReadFile("testdata/macho/" + name)
 		if err != nil {
 			continue
 		}
-		f.Add(data, uint32(0), []byte{}, false)
-		f.Add(data, uint32(len(data)/3), []byte{0xff, 0xff, 0xff, 0xff, 0, 0, 0, 1}, false)
+		bases = append(bases, base{data: data})
 	}
 	for _, name := range []string{"main.arm64", "prog.x86_64"} {
 		data, err := os.ReadFile("testdata/macho/" + name + ".dSYM/Contents/Resources/DWARF/" + name)
 		if err != nil {
 			continue
 		}
-		// With the dSYM flag the corrupted bytes are the dSYM's, paired
-		// with its intact binary.
-		f.Add(data, uint32(len(data)/2), []byte{0x80, 0x80, 0x80}, true)
+		bases = append(bases, base{data: data, bin: mustRead(f, "testdata/macho/"+name)})
 	}
-	f.Fuzz(func(t *testing.T, data []byte, at uint32, patch []byte, isDSYM bool) {
-		img := slices.Clone(data)
-		if len(img) > 0 {
-			copy(img[int(at)%len(img):], patch)
+	if len(bases) == 0 {
+		f.Skip("no fixtures")
+	}
+	for i := range bases {
+		b := &bases[i]
+		b.pcs = []uint64{0, 0x100000548, 0x1000005d0, 0x100000d30, 0x100002120, 0x100008008}
+		img := b.data
+		if b.bin != nil {
+			img = b.bin
 		}
-		var b *symbolize.Binary
+		if m, err := macho.Select(img, arch(img)); err == nil {
+			starts, _ := m.FunctionStartAddrs(nil)
+			b.pcs = append(b.pcs, starts[:min(len(starts), 8)]...)
+		}
+		n := uint32(len(b.data))
+		f.Add(uint8(i), uint32(0), []byte{}, uint32(0))
+		f.Add(uint8(i), n/3, []byte{0xff, 0xff, 0xff, 0xff, 0, 0, 0, 1}, uint32(0))
+		f.Add(uint8(i), n/2, []byte{0x80, 0x80, 0x80}, uint32(0))
+		f.Add(uint8(i), uint32(0), []byte{}, n-n/8)
+	}
+	f.Fuzz(func(t *testing.T, which uint8, at uint32, patch []byte, keep uint32) {
+		b := bases[int(which)%len(bases)]
+		img := slices.Clone(b.data)
+		copy(img[int(at)%len(img):], patch)
+		if keep != 0 {
+			img = img[:int(keep)%len(img)]
+		}
+		var bin *symbolize.Binary
 		var err error
-		if isDSYM {
-			bin := mustRead(t, "testdata/macho/prog.x86_64")
-			if bytes.Contains(data[:min(len(data), 4096)], []byte("main.c")) {
-				bin = mustRead(t, "testdata/macho/main.arm64")
-			}
-			b, err = symbolize.NewMachOBytes(bin, img, &symbolize.Options{Inlines: true})
+		if b.bin != nil {
+			bin, err = symbolize.NewMachOBytes(b.bin, img, &symbolize.Options{Inlines: true})
 		} else {
-			b, err = symbolize.NewMachOBytes(img, nil, &symbolize.Options{Inlines: true, Arch: arch(img)})
+			bin, err = symbolize.NewMachOBytes(img, nil, &symbolize.Options{Inlines: true, Arch: arch(img)})
 		}
 		if err != nil {
 			return
 		}
-		defer b.Close()
+		defer bin.Close()
 		var buf []symbolize.Frame
-		pcs := []uint64{0, 0x100000548, 0x1000005d0, 0x100000d30, 0x100002120, 0x100008008}
+		pcs := b.pcs
 		if len(patch) >= 8 {
-			pcs = append(pcs, uint64(patch[0])<<32|uint64(patch[1])<<8|uint64(patch[2]))
+			pcs = append(pcs[:len(pcs):len(pcs)], uint64(patch[0])<<32|uint64(patch[1])<<8|uint64(patch[2]))
 		}
 		for _, pc := range pcs {
-			buf, _ = b.AppendFrames(buf[:0], pc)
+			buf, _ = bin.AppendFrames(buf[:0], pc)
 		}
-		b.LookupSymbol(0x100008008)
+		bin.LookupSymbol(0x100008008)
 	})
 }
 
