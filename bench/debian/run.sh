@@ -230,7 +230,7 @@ REPORT=$OUT/report.md
 	echo
 	"$DD" report "$SUMMARY"
 	echo
-	echo "### Examples (first $SHOW per field and variant)"
+	echo "### Examples (first $SHOW per combination of differing fields, per variant)"
 	cat "$EXAMPLES"
 } >"$REPORT"
 "$DD" report "$SUMMARY"
