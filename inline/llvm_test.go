@@ -112,9 +112,13 @@ func TestLLVMSymbolizer(t *testing.T) {
 			symAt := func(pc uint64) map[string]bool {
 				m := map[string]bool{}
 				for _, s := range all {
-					if s.Value <= pc && s.Section != elf.SHN_UNDEF && (s.Size == 0 || pc < s.Value+s.Size) {
+					v := s.Value
+					if o.f.Machine == elf.EM_ARM && elf.ST_TYPE(s.Info) == elf.STT_FUNC {
+						v &^= 1 // the Thumb bit: the code starts at the even address
+					}
+					if v <= pc && s.Section != elf.SHN_UNDEF && (s.Size == 0 || pc < v+s.Size) {
 						m[s.Name] = true
-						m[fmt.Sprintf("0x%x", s.Value)] = true
+						m[fmt.Sprintf("0x%x", v)] = true
 					}
 				}
 				return m
