@@ -4,12 +4,13 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 
+	"github.com/symbolize-go/symbolize/locate"
 	"github.com/symbolize-go/symbolize/macho"
 )
 
@@ -31,8 +32,9 @@ var ErrStaleObject = errors.New("object file modified since the image was linked
 var ErrArchiveMember = errors.New("debug-map objects inside archives are not read")
 
 // ErrNotRegular is wrapped by the *DebugObjectError of a debug-map object
-// path that names something other than a regular file.
-var ErrNotRegular = errors.New("not a regular file")
+// path that names something other than a regular file (it is
+// locate.ErrNotRegular).
+var ErrNotRegular = locate.ErrNotRegular
 
 // DebugObjectError says why an object file named by a Mach-O image's debug
 // map (N_OSO) was not used: it is missing (Err wraps fs.ErrNotExist),
@@ -55,8 +57,9 @@ func (e *DebugObjectError) Unwrap() error { return e.Err }
 // first use. It is safe for concurrent use: the function index is built
 // once, and each object is read once, by the first lookup that needs it.
 type debugMap struct {
-	img *macho.File
-	dir string // the image's directory, against which relative N_OSO paths resolve
+	img  *macho.File
+	path string // the image's path: the referring file of the objects' locator keys
+	dir  string // the image's directory, against which relative N_OSO paths resolve
 
 	once  sync.Once
 	funcs []dmFunc // sorted by addr, disjoint
@@ -91,7 +94,7 @@ type dmRange struct {
 // newDebugMap prepares the debug map of img, parsed from the file at path;
 // nothing is decoded until the first lookup.
 func newDebugMap(img *macho.File, path string) *debugMap {
-	return &debugMap{img: img, dir: filepath.Dir(path)}
+	return &debugMap{img: img, path: path, dir: filepath.Dir(path)}
 }
 
 // load decodes the stabs into the function index. A symbol table that
@@ -174,29 +177,35 @@ func (o *dmObject) path(dir string) string {
 	return p
 }
 
-// open reads the object, checks that it is the one the linker saw,
-// resolves the functions' object addresses and prepares its DWARF.
+// open finds the object through the locator, checks that it is the one
+// the linker saw (its modification time), resolves the functions' object
+// addresses and prepares its DWARF.
 func (o *dmObject) open(m *debugMap, b *Binary) error {
 	if strings.HasSuffix(o.info.Path, ")") && strings.Contains(o.info.Path, "(") {
 		return ErrArchiveMember
 	}
-	p := o.path(m.dir)
-	st, err := os.Stat(p)
-	if err != nil {
+	k := locate.Key{Kind: locate.KindObject, From: m.path, Name: o.info.Path, ModTime: int64(o.info.Timestamp)}
+	lf, err := locate.First(b.opts.context(), b.opts.locator(), k, func(lf *locate.File) error {
+		// ld64 records the object's mtime in whole seconds; builds made
+		// with ZERO_AR_DATE record 0, which says nothing.
+		if ts := o.info.Timestamp; ts != 0 && uint64(lf.ModTime.Unix()) != ts {
+			return fmt.Errorf("%w: modified %d, debug map says %d", ErrStaleObject, lf.ModTime.Unix(), ts)
+		}
+		return nil
+	})
+	if lf == nil {
+		if err == nil {
+			err = &fs.PathError{Op: "open", Path: o.path(m.dir), Err: fs.ErrNotExist}
+		}
 		return err
 	}
-	if !st.Mode().IsRegular() {
-		// The path comes from the image: never read a device or FIFO.
-		return ErrNotRegular
-	}
-	// ld64 records the object's mtime in whole seconds; builds made
-	// with ZERO_AR_DATE record 0, which says nothing.
-	if ts := o.info.Timestamp; ts != 0 && uint64(st.ModTime().Unix()) != ts {
-		return fmt.Errorf("%w: modified %d, debug map says %d", ErrStaleObject, st.ModTime().Unix(), ts)
-	}
-	data, err := os.ReadFile(p)
+	data, err := fileBytes(lf)
 	if err != nil {
+		lf.Close()
 		return err
+	}
+	if ms, ok := b.src.(*machoSource); ok {
+		ms.keep(lf) // the object's DWARF aliases its bytes
 	}
 	obj, err := macho.Select(data, m.img.Arch())
 	if err != nil {

@@ -3,12 +3,15 @@ package symbolize
 import (
 	"cmp"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/symbolize-go/symbolize/locate"
 	"github.com/symbolize-go/symbolize/macho"
 	"github.com/symbolize-go/symbolize/symtab"
 )
@@ -31,18 +34,57 @@ func openMachO(path string, o Options) (*Binary, error) {
 	}
 	src := &machoSource{bin: img}
 	if !o.NoDebugFile {
-		d, dpath, err := macho.OpenDSYM(img, path, o.DSYM)
-		if err != nil {
+		if err := src.findDSYM(path, &o); err != nil {
 			return nil, fmt.Errorf("symbolize: %s: %w", path, err)
 		}
-		src.dsym, src.dsymPath = d, dpath
-		if d == nil {
+		if src.dsym == nil {
 			// No dSYM: the objects named by the debug map, when
 			// present, hold the DWARF.
 			src.dmap = newDebugMap(img, path)
 		}
 	}
 	return newBinary(path, src, o), nil
+}
+
+// findDSYM asks the locator for the image's dSYM (Options.DSYM, else the
+// bundle beside the image) and keeps the first whose slice for the image's
+// architecture has its UUID. A dSYM of another build is an error, as is a
+// missing Options.DSYM; a missing bundle beside the image is not.
+func (m *machoSource) findDSYM(path string, o *Options) error {
+	k := locate.Key{Kind: locate.KindDSYM, From: path, Name: o.DSYM, UUID: m.bin.UUID[:], Arch: m.bin.Arch()}
+	lf, err := locate.First(o.context(), o.locator(), k, func(lf *locate.File) error {
+		data, err := fileBytes(lf)
+		if err != nil {
+			return err
+		}
+		d, err := macho.MatchDSYM(m.bin, data, lf.Path)
+		if err != nil {
+			return err
+		}
+		m.dsym, m.dsymPath = d, lf.Path
+		return nil
+	})
+	if lf == nil {
+		if err == nil && o.DSYM != "" {
+			err = &fs.PathError{Op: "open", Path: macho.BundleDWARF(o.DSYM, path), Err: fs.ErrNotExist}
+		}
+		return err
+	}
+	m.keep(lf)
+	return nil
+}
+
+// fileBytes returns the whole of a located file: its mapping, else its
+// bytes read once.
+func fileBytes(lf *locate.File) ([]byte, error) {
+	if lf.Data != nil {
+		return lf.Data, nil
+	}
+	data := make([]byte, lf.Size)
+	if _, err := lf.ReaderAt.ReadAt(data, 0); err != nil && err != io.EOF {
+		return nil, err
+	}
+	return data, nil
 }
 
 // NewMachOBytes symbolizes a Mach-O image held in memory: image is a thin
@@ -83,13 +125,17 @@ func (b *Binary) MachO() (image *macho.File, dsymPath string, ok bool) {
 	return m.bin, m.dsymPath, true
 }
 
-// machoSource is a Mach-O image with its dSYM, if any. The files are read
-// into memory whole, so there is nothing to close.
+// machoSource is a Mach-O image with its dSYM, if any. The image is read
+// into memory whole; the dSYM and debug-map objects are mapped (files),
+// and closed with the Binary.
 type machoSource struct {
 	bin      *macho.File
 	dsym     *macho.File // nil without a dSYM
 	dsymPath string
 	dmap     *debugMap // without a dSYM, the image's debug map; nil otherwise
+
+	filesMu sync.Mutex
+	files   []*locate.File // located files the image's answers alias
 
 	startsOnce sync.Once
 	starts     funcStarts
@@ -231,7 +277,25 @@ func (m *machoSource) codeRanges() [][2]uint64 {
 	return r
 }
 
-func (m *machoSource) close() error { return nil }
+func (m *machoSource) close() error {
+	m.filesMu.Lock()
+	defer m.filesMu.Unlock()
+	var first error
+	for _, f := range m.files {
+		if err := f.Close(); first == nil {
+			first = err
+		}
+	}
+	m.files = nil
+	return first
+}
+
+// keep makes f live as long as the Binary (its bytes are aliased).
+func (m *machoSource) keep(f *locate.File) {
+	m.filesMu.Lock()
+	m.files = append(m.files, f)
+	m.filesMu.Unlock()
+}
 
 // funcStarts is LC_FUNCTION_STARTS decoded: sorted starts, each function
 // ending at the next start or at the end of the code section it begins in,

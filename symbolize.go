@@ -8,6 +8,7 @@ import (
 
 	"github.com/symbolize-go/symbolize/elfx"
 	"github.com/symbolize-go/symbolize/internal/buf"
+	"github.com/symbolize-go/symbolize/locate"
 	"github.com/symbolize-go/symbolize/macho"
 )
 
@@ -146,8 +147,10 @@ type Options struct {
 	// file inside it, used instead of the bundle beside the binary
 	// (BINARY.dSYM). It must exist and its UUID must match the binary's.
 	DSYM string
-	// Debug configures where separate debug files are looked for; nil
-	// searches /usr/lib/debug and the binary's own directory.
+	// Debug configures where separate debug files are looked for: its
+	// Locator finds every external file (ELF debug files, dSYMs, Mach-O
+	// debug-map objects); nil searches as locate.Dirs{} does
+	// (/usr/lib/debug and the binary's own directory).
 	Debug *elfx.DebugOptions
 	// Context bounds the debug-file search (a debuginfod fetch); nil means
 	// context.Background().
@@ -223,6 +226,22 @@ func NewBytes(data []byte, opts *Options) (*Binary, error) {
 		return nil, err
 	}
 	return newBinary("", &elfSource{bin: bin}, o), nil
+}
+
+// locator returns the locator of Options.Debug, else locate.Dirs{}.
+func (o *Options) locator() locate.Locator {
+	if o.Debug != nil && o.Debug.Locator != nil {
+		return o.Debug.Locator
+	}
+	return locate.Dirs{}
+}
+
+// context returns Options.Context, else context.Background().
+func (o *Options) context() context.Context {
+	if o.Context != nil {
+		return o.Context
+	}
+	return context.Background()
 }
 
 func (o *Options) openOptions() *elfx.Options {
