@@ -4,11 +4,18 @@ import (
 	"testing"
 
 	"github.com/symbolize-go/symbolize/internal/dwinfo"
+	"github.com/symbolize-go/symbolize/internal/dwinfo/dwinfotest"
 )
 
 // seedUnits adds, from each fixture, the smallest unit that holds a
-// subroutine with code, with the sections its forms may need.
+// subroutine with code, with the pieces of the sections its forms may need:
+// its abbreviation table and the first contribution to .debug_str_offsets,
+// .debug_addr and .debug_rnglists, each at most 1 KiB (the fuzzer's
+// minimization is quadratic in each argument's length; whole sections
+// held it to a few thousand executions a minute).
 func seedUnits(f *testing.F) {
+	const max = 1 << 10
+	seen := map[string]bool{}
 	for _, path := range fixtures(f) {
 		o, ok := openObject(f, path)
 		if !ok {
@@ -26,24 +33,26 @@ func seedUnits(f *testing.F) {
 				best = i
 			}
 		}
-		if best < 0 || hs[best].End-hs[best].Offset > 1<<13 {
+		if best < 0 || hs[best].End-hs[best].Offset > max {
 			continue
 		}
 		h := hs[best]
 		s := &o.secs
-		aux := s.Ranges
+		abbrev := s.Abbrev[h.AbbrevOffset:]
+		abbrev = abbrev[:dwinfotest.AbbrevTableEnd(abbrev)]
+		aux := s.Ranges[:min(len(s.Ranges), max)]
 		if h.Version >= 5 {
-			aux = s.Rnglists
+			aux = dwinfotest.FirstContribution(s.Rnglists, s.BigEndian)
 		}
-		f.Add(s.Info[h.Offset:h.End], s.Abbrev[h.AbbrevOffset:], trim(s.Str), s.StrOffsets, s.Addr, aux, uint64(0))
+		strOff := dwinfotest.FirstContribution(s.StrOffsets, s.BigEndian)
+		addr := dwinfotest.FirstContribution(s.Addr, s.BigEndian)
+		info := s.Info[h.Offset:h.End]
+		if len(abbrev) > max || len(aux) > max || len(strOff) > max || len(addr) > max || seen[string(info)] {
+			continue
+		}
+		seen[string(info)] = true
+		f.Add(info, abbrev, s.Str[:min(len(s.Str), max)], strOff, addr, aux, uint64(0))
 	}
-}
-
-func trim(b []byte) []byte {
-	if len(b) > 1<<13 {
-		return b[:1<<13]
-	}
-	return b
 }
 
 // FuzzChain builds the Index of every unit of arbitrary .debug_info (DIE

@@ -1,8 +1,9 @@
 package dwinfo
 
 import (
-	"encoding/binary"
 	"testing"
+
+	"github.com/symbolize-go/symbolize/internal/dwinfo/dwinfotest"
 )
 
 // fixtureSections returns the sections of every fixture that has
@@ -53,7 +54,7 @@ func FuzzRangeLists(f *testing.F) {
 			seen[string(r)] = true
 			f.Add(r, []byte(nil), uint64(0), false, uint8(8), uint64(0x1000), uint64(0))
 		}
-		r, a := firstContribution(s.Rnglists, s.BigEndian), firstContribution(s.Addr, s.BigEndian)
+		r, a := dwinfotest.FirstContribution(s.Rnglists, s.BigEndian), dwinfotest.FirstContribution(s.Addr, s.BigEndian)
 		if len(r) > 0 && len(r) <= 512 && len(a) <= 512 && !seen[string(r)+string(a)] {
 			seen[string(r)+string(a)] = true
 			f.Add(r, a, uint64(12), true, uint8(8), uint64(0x1000), uint64(8))
@@ -165,7 +166,7 @@ func firstUnit(s Sections, max int) (Sections, bool) {
 	if err != nil || len(hs) == 0 || hs[0].End-hs[0].Offset > uint64(max) || hs[0].AbbrevOffset != 0 {
 		return Sections{}, false
 	}
-	end := abbrevTableEnd(s.Abbrev)
+	end := dwinfotest.AbbrevTableEnd(s.Abbrev)
 	if end > max {
 		return Sections{}, false
 	}
@@ -173,71 +174,12 @@ func firstUnit(s Sections, max int) (Sections, bool) {
 		Info:       s.Info[hs[0].Offset:hs[0].End],
 		Abbrev:     s.Abbrev[:end],
 		Str:        s.Str[:min(len(s.Str), max)],
-		StrOffsets: firstContribution(s.StrOffsets, s.BigEndian),
-		Addr:       firstContribution(s.Addr, s.BigEndian),
-		Rnglists:   firstContribution(s.Rnglists, s.BigEndian),
+		StrOffsets: dwinfotest.FirstContribution(s.StrOffsets, s.BigEndian),
+		Addr:       dwinfotest.FirstContribution(s.Addr, s.BigEndian),
+		Rnglists:   dwinfotest.FirstContribution(s.Rnglists, s.BigEndian),
 		BigEndian:  s.BigEndian,
 	}
 	// Go's linker writes .debug_addr and .debug_rnglists without
 	// contribution headers: whole, they are too big.
 	return u, len(u.StrOffsets) <= max && len(u.Addr) <= max && len(u.Rnglists) <= max
-}
-
-// abbrevTableEnd returns the offset just past the abbreviation table at the
-// start of data: declarations (code, tag, children flag, then attribute
-// and form pairs up to 0, 0, with an SLEB128 value after
-// DW_FORM_implicit_const) up to a 0 code [DWARF5 7.5.3].
-func abbrevTableEnd(data []byte) int {
-	i := 0
-	uleb := func() uint64 {
-		var v uint64
-		for shift := 0; i < len(data); shift += 7 {
-			b := data[i]
-			i++
-			if shift < 64 {
-				v |= uint64(b&0x7f) << shift
-			}
-			if b < 0x80 {
-				break
-			}
-		}
-		return v
-	}
-	for i < len(data) {
-		if uleb() == 0 {
-			break
-		}
-		uleb()
-		i++ // children
-		for i < len(data) {
-			at, form := uleb(), uleb()
-			if at == 0 && form == 0 {
-				break
-			}
-			if form == 0x21 { // DW_FORM_implicit_const
-				uleb()
-			}
-		}
-	}
-	return min(i, len(data))
-}
-
-// firstContribution returns the first unit-length-prefixed contribution
-// of a DWARF 5 section (.debug_str_offsets, .debug_addr, .debug_rnglists).
-func firstContribution(data []byte, big bool) []byte {
-	if len(data) < 4 {
-		return data
-	}
-	order := binary.ByteOrder(binary.LittleEndian)
-	if big {
-		order = binary.BigEndian
-	}
-	n, hdr := uint64(order.Uint32(data)), uint64(4)
-	if n == 0xffffffff && len(data) >= 12 {
-		n, hdr = order.Uint64(data[4:]), 12
-	}
-	if n > uint64(len(data))-hdr {
-		return data
-	}
-	return data[:hdr+n]
 }
