@@ -146,8 +146,7 @@ func (s *session) answerOne(r *request, m *module, openErr error) {
 		}
 		s.printData(r, match)
 	case cmdFrame:
-		// Local-variable frames are not implemented: answer "no locals".
-		s.printFrame(r)
+		s.answerFrame(r, m, pc)
 	}
 }
 
@@ -345,21 +344,6 @@ func (s *session) printData(r *request, m symtab.Match) {
 	s.out.WriteByte(' ')
 	s.out.Write(strconv.AppendUint(s.scratch[:0], m.Size, 10))
 	s.out.WriteByte('\n')
-	s.footer()
-}
-
-func (s *session) printFrame(r *request) {
-	if s.cfg.style == styleJSON {
-		s.jsonBegin()
-		s.out.WriteString(`{"Address":`)
-		s.jsonHex(r.addr)
-		s.out.WriteString(`,"Frame":[],"ModuleName":`)
-		s.jsonString(r.module)
-		s.jsonEnd()
-		return
-	}
-	s.header(r)
-	s.out.WriteString("??\n")
 	s.footer()
 }
 
