@@ -162,13 +162,34 @@ func llvmFrames(t *testing.T, llvm, path string, pcs []uint64) []string {
 	return ans[:len(pcs)]
 }
 
+// frameException excuses one field of the FRAME answers of one fixture
+// where we differ from llvm-symbolizer-14 on purpose; match must be narrow.
+// An exception that excuses nothing in a full run fails the test.
+type frameException struct {
+	fixture string
+	field   string // "answer": the whole answer
+	why     string
+	match   func(pc uint64, ours, theirs string) bool
+}
+
+// lowDead matches an address below any code that we answer with no locals.
+func lowDead(pc uint64, ours, _ string) bool { return pc < 0x1000 && ours == "??\n" }
+
+var frameExceptions = []frameException{
+	{"c-gcc-O2-gc-sections", "answer", "GNU ld leaves the DWARF of the discarded table_dump at address 0; " +
+		"llvm-symbolizer 14 lists locals of dead code for low addresses, we answer only code addresses (as for CODE)", lowDead},
+	{"cpp-clang14-O2", "answer", "an inlined copy inside a discarded COMDAT function has DW_AT_low_pc 0 (lld); " +
+		"llvm-symbolizer 14 lists its locals for addresses 0-12, we answer only code addresses (as for CODE)", lowDead},
+}
+
 // TestLocalsMatchLLVMSymbolizer compares Binary.Locals, byte for byte in
 // llvm-symbolizer's LLVM output style, with llvm-symbolizer-14's FRAME
 // answers at every 16th byte of every function (at most 1500 addresses a
 // file, 300 with -short) of every ELF fixture (testdata/elf and
 // testdata/frame: separate debug files found by debuglink and build ID,
 // compressed and .zdebug sections included) and every thin Mach-O fixture
-// with its dSYM. There are no exceptions: any difference fails.
+// with its dSYM, plus addresses 0, 1 and 16, below any code. Differences
+// fail but those frameExceptions excuses.
 func TestLocalsMatchLLVMSymbolizer(t *testing.T) {
 	llvm, err := exec.LookPath("llvm-symbolizer-14")
 	if err != nil {
@@ -196,6 +217,7 @@ func TestLocalsMatchLLVMSymbolizer(t *testing.T) {
 		t.Skip("no fixtures")
 	}
 	total, same := 0, 0
+	used := make([]int, len(frameExceptions))
 	for _, path := range paths {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			ref, err := reftwin.Of(path)
@@ -206,6 +228,7 @@ func TestLocalsMatchLLVMSymbolizer(t *testing.T) {
 			if len(pcs) == 0 {
 				t.Skip("no function symbols")
 			}
+			pcs = append(pcs, 0, 1, 16)
 			b, err := symbolize.Open(path, nil)
 			if ie := (*elfx.IdentityError)(nil); errors.As(err, &ie) {
 				// A debug file that is not the binary's: reopened
@@ -225,10 +248,23 @@ func TestLocalsMatchLLVMSymbolizer(t *testing.T) {
 					t.Fatalf("%#x: %v", pc, err)
 				}
 				locals += len(ls)
-				if got := formatFrame(ls); got == want[i] {
+				got := formatFrame(ls)
+				if got == want[i] {
 					n++
-				} else if bad++; bad <= 5 {
-					t.Errorf("FRAME %#x:\n--- ours\n%s--- llvm-symbolizer-14\n%s", pc, got, want[i])
+					continue
+				}
+				excused := false
+				for k, ex := range frameExceptions {
+					if ex.fixture == filepath.Base(path) && ex.match(pc, got, want[i]) {
+						used[k]++
+						excused = true
+						break
+					}
+				}
+				if !excused {
+					if bad++; bad <= 5 {
+						t.Errorf("FRAME %#x:\n--- ours\n%s--- llvm-symbolizer-14\n%s", pc, got, want[i])
+					}
 				}
 			}
 			total += len(pcs)
@@ -237,6 +273,12 @@ func TestLocalsMatchLLVMSymbolizer(t *testing.T) {
 		})
 	}
 	t.Logf("all fixtures: %d of %d FRAME answers identical", same, total)
+	for k, ex := range frameExceptions {
+		t.Logf("exception %s/%s excused %d answers", ex.fixture, ex.field, used[k])
+		if used[k] == 0 && !testing.Short() && !t.Failed() {
+			t.Errorf("exception %s/%s (%s) excused nothing", ex.fixture, ex.field, ex.why)
+		}
+	}
 }
 
 // TestLocalsEdges: no locals outside code or functions, ErrClosed after
