@@ -32,6 +32,9 @@ type Binary struct {
 
 	symOnce sync.Once
 	syms    *symtab.Table
+
+	contribMu sync.Mutex
+	contribs  []contribution // files that answer, for Identity
 }
 
 func newBinary(path string, src source, o Options) *Binary {

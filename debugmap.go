@@ -226,6 +226,11 @@ func (o *dmObject) open(m *debugMap, b *Binary) error {
 	// 0), so the bytes already hold object addresses and no relocation
 	// needs applying.
 	o.state = loadModule(&machoSource{bin: obj}, 0, &b.warns)
+	var uuid []byte
+	if obj.HasUUID {
+		uuid = obj.UUID[:]
+	}
+	b.contribute("object", lf.Path, lf.How, nil, uuid, writeLocated(lf))
 	return nil
 }
 

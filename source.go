@@ -24,6 +24,8 @@ type source interface {
 	// namer).
 	answerers() []answerer
 	namers() []namer
+	// identity returns the module's own identity record, without files.
+	identity() Identity
 	close() error
 }
 

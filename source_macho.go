@@ -43,7 +43,20 @@ func openMachO(path string, o Options) (*Binary, error) {
 			src.dmap = newDebugMap(img, path)
 		}
 	}
-	return newBinary(path, src, o), nil
+	b := newBinary(path, src, o)
+	b.contribute("binary", path, 0, nil, uuidOf(img), writeBytes(data))
+	if src.dsym != nil {
+		b.contribute("dSYM", src.dsymPath, src.dsymHow, nil, src.dsym.UUID[:], writeLocated(src.dsymFile))
+	}
+	return b, nil
+}
+
+// uuidOf returns f's LC_UUID, or nil without one.
+func uuidOf(f *macho.File) []byte {
+	if !f.HasUUID {
+		return nil
+	}
+	return f.UUID[:]
 }
 
 // findDSYM asks the locator for the image's dSYM (Options.DSYM, else the
@@ -61,7 +74,7 @@ func (m *machoSource) findDSYM(path string, o *Options) error {
 		if err != nil {
 			return err
 		}
-		m.dsym, m.dsymPath = d, lf.Path
+		m.dsym, m.dsymPath, m.dsymHow, m.dsymFile = d, lf.Path, lf.How, lf
 		return nil
 	})
 	if lf == nil {
@@ -109,7 +122,12 @@ func NewMachOBytes(image, dsym []byte, opts *Options) (*Binary, error) {
 			return nil, err
 		}
 	}
-	return newBinary("", src, o), nil
+	b := newBinary("", src, o)
+	b.contribute("binary", "", 0, nil, uuidOf(img), writeBytes(image))
+	if src.dsym != nil {
+		b.contribute("dSYM", "", 0, nil, src.dsym.UUID[:], writeBytes(dsym))
+	}
+	return b, nil
 }
 
 // MachO returns the Mach-O image b symbolizes (the selected slice of a
@@ -132,7 +150,9 @@ type machoSource struct {
 	bin      *macho.File
 	dsym     *macho.File // nil without a dSYM
 	dsymPath string
-	dmap     *debugMap // without a dSYM, the image's debug map; nil otherwise
+	dsymHow  locate.How
+	dsymFile *locate.File // the file dsym was read from; nil for NewMachOBytes
+	dmap     *debugMap    // without a dSYM, the image's debug map; nil otherwise
 
 	filesMu sync.Mutex
 	files   []*locate.File // located files the image's answers alias

@@ -211,7 +211,18 @@ func Open(path string, opts *Options) (*Binary, error) {
 			dbg = d
 		}
 	}
-	return newBinary(path, &elfSource{bin: bin, dbg: dbg, debugSyms: o.DebugFileSymbols}, o), nil
+	b := newBinary(path, &elfSource{bin: bin, dbg: dbg, debugSyms: o.DebugFileSymbols}, o)
+	bid, _, _ := bin.BuildID()
+	b.contribute("binary", path, 0, bid, nil, bin.WriteTo)
+	if dbg != nil {
+		dpath, how := "", locate.How(0)
+		if lf := dbg.Located(); lf != nil {
+			dpath, how = lf.Path, lf.How
+		}
+		did, _, _ := dbg.BuildID()
+		b.contribute("debug file", dpath, how, did, nil, dbg.WriteTo)
+	}
+	return b, nil
 }
 
 // NewBytes symbolizes an ELF image held in memory (no separate debug file
@@ -225,7 +236,10 @@ func NewBytes(data []byte, opts *Options) (*Binary, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newBinary("", &elfSource{bin: bin}, o), nil
+	b := newBinary("", &elfSource{bin: bin}, o)
+	bid, _, _ := bin.BuildID()
+	b.contribute("binary", "", 0, bid, nil, writeBytes(data))
+	return b, nil
 }
 
 // locator returns the locator of Options.Debug, else locate.Dirs{}.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/symbolize-go/symbolize/internal/buf"
 	"github.com/symbolize-go/symbolize/internal/mmap"
+	"github.com/symbolize-go/symbolize/locate"
 )
 
 // DecodeError says which part of the file held bad input; its Err wraps one
@@ -471,4 +472,21 @@ func (b bytesReaderAt) ReadAt(p []byte, off int64) (int, error) {
 		return n, io.EOF
 	}
 	return n, nil
+}
+
+// WriteTo writes the whole file to w (a hash, for identity records): from
+// the mapping when there is one, else read through the file.
+func (f *File) WriteTo(w io.Writer) (int64, error) {
+	if f.data != nil {
+		n, err := w.Write(f.data)
+		return int64(n), err
+	}
+	return io.Copy(w, io.NewSectionReader(f.ra, 0, int64(f.size)))
+}
+
+// Located returns the located file f was made from by NewLocated (how
+// and where it was found), or nil.
+func (f *File) Located() *locate.File {
+	lf, _ := f.closer.(*locate.File)
+	return lf
 }
