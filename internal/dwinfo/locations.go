@@ -106,7 +106,8 @@ func (u *Unit) LoclistxOffset(sec []byte, i uint64) (uint64, error) {
 
 // Next fills e with the next entry. The end entry is returned too (Kind
 // LLEEndOfList); the call after it returns io.EOF. A list that runs off
-// its section or holds an unknown kind gives a sticky *DecodeError.
+// its section, holds an unknown kind or a LEB128 past 64 bits gives a sticky
+// *DecodeError.
 func (lr *LocReader) Next(e *LocEntry) error {
 	if lr.err != nil {
 		return lr.err
