@@ -29,10 +29,7 @@ const (
 // short mangled name expand exponentially, and this bounds the work.
 const maxDemangled = 20 // as a power of two, for demangle.MaxLength
 
-var (
-	llvmOpts = []demangle.Option{demangle.LLVMStyle, demangle.NoRust, demangle.MaxLength(maxDemangled)}
-	gnuOpts  = []demangle.Option{demangle.MaxLength(maxDemangled)}
-)
+var gnuOpts = []demangle.Option{demangle.MaxLength(maxDemangled)}
 
 // Demangle returns the human-readable form of a linkage name in the given
 // style, or name itself when it is not a mangled name or does not parse.
@@ -73,93 +70,14 @@ func Demangle(name string, style Style) string {
 			return out
 		}
 		return name
-	case strings.HasPrefix(name, "___Z"):
-		return spaceTemplateClose(demangle.Filter(name, llvmOpts...))
-	case !strings.HasPrefix(name, "_Z"):
-		return name
-	case strings.HasPrefix(name, "_ZGTt"):
-		// Transactional-memory clones (libstdc++ has them): LLVM 14's
-		// grammar lacks GTt, so it prints the name raw.
-		return name
-	}
-	out, err := demangle.ToString(name, llvmOpts...)
-	suffix := ""
-	if err != nil {
-		// The library rejects some clone suffixes LLVM accepts (a Rust
-		// legacy name's ".llvm.N"); LLVM makes anything after the encoding
-		// a suffix. Itanium identifiers may contain '.', so try the few
-		// last dots, longest base first.
-		for end, tries := len(name), 0; tries < 4; tries++ {
-			i := strings.LastIndexByte(name[:end], '.')
-			if i < 0 {
-				break
-			}
-			if o, e := demangle.ToString(name[:i], llvmOpts...); e == nil {
-				out, err, suffix = o, nil, name[i:]
-				break
-			}
-			end = i
-		}
-		if err != nil {
-			return name
+	case strings.HasPrefix(name, "_Z") || strings.HasPrefix(name, "___Z"):
+		// Our own port of LLVM 14's Itanium demangler (itanium.go):
+		// it fails where LLVM 14 fails, and then the name prints raw.
+		if out, ok := demangleItanium(name); ok {
+			return out
 		}
 	}
-	out = spaceTemplateClose(out)
-	// LLVM 14 glues an operator<< or operator< to its template arguments.
-	out = strings.ReplaceAll(out, "operator<< <", "operator<<<")
-	out = strings.ReplaceAll(out, "operator< <", "operator<<")
-	// LLVM 14 prints all clone suffixes as one, "foo() (.isra.0.cold)",
-	// where the library prints "foo() (.isra.0) (.cold)".
-	out = joinClones(out)
-	if suffix != "" {
-		out += " (" + suffix + ")"
-	}
-	return out
-}
-
-// joinClones turns trailing " (.isra.0) (.cold)" into " (.isra.0.cold)".
-func joinClones(s string) string {
-	end := len(s)
-	var groups []string
-	for strings.HasSuffix(s[:end], ")") {
-		i := strings.LastIndex(s[:end], " (.")
-		if i < 0 || strings.ContainsAny(s[i+2:end-1], "()") {
-			break
-		}
-		groups = append(groups, s[i+2:end-1])
-		end = i
-	}
-	if len(groups) < 2 {
-		return s
-	}
-	var b strings.Builder
-	b.WriteString(s[:end])
-	b.WriteString(" (")
-	for i := len(groups) - 1; i >= 0; i-- {
-		b.WriteString(groups[i])
-	}
-	b.WriteByte(')')
-	return b.String()
-}
-
-// spaceTemplateClose writes "> >" where two template argument lists close
-// together. LLVM 14's Itanium printer does that (to keep C++03 parsers
-// happy); LLVM 15 stopped, and the LLVMStyle option of
-// ianlancetaylor/demangle follows the newer LLVM. An operator>> or
-// operator>>= keeps its spelling.
-func spaceTemplateClose(s string) string {
-	if !strings.Contains(s, ">>") {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s) + 8)
-	for i := 0; i < len(s); i++ {
-		if s[i] == '>' && i > 0 && s[i-1] == '>' && !strings.HasSuffix(s[:i-1], "operator") {
-			b.WriteByte(' ')
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
+	return name
 }
 
 // rustLegacyHash returns the "h0123456789abcdef" of a Rust legacy name,

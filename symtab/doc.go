@@ -21,10 +21,13 @@
 // 32-bit ARM (Thumb and ARM code), AArch64, MIPS and RISC-V; the tests keep
 // the findings.
 //
-// Demangle renders Itanium C++ and Rust legacy names through
-// github.com/ianlancetaylor/demangle, and Rust v0 names with a printer of
-// its own (rustv0.go), either as llvm-symbolizer 14 prints them or as GNU
-// tools do.
+// Demangle renders Itanium C++, Rust legacy and Rust v0 names either as
+// llvm-symbolizer 14 prints them or as GNU tools do. The LLVM style has
+// demanglers of its own: itanium.go, a port of LLVM 14's Itanium grammar
+// and printer that fails where LLVM 14 fails (the name then prints raw),
+// and rustv0.go. The GNU style goes through
+// github.com/ianlancetaylor/demangle for Itanium names and rustv0_gnu.go
+// for Rust v0.
 //
 // Robustness: no input makes this package panic, loop without bound or
 // allocate more than a small multiple of its size. Bad symbol-table bytes
