@@ -3,6 +3,7 @@ package symtab
 import (
 	"math"
 	"strings"
+	"sync"
 )
 
 // An Itanium C++ demangler that prints what llvm-symbolizer-14 and
@@ -54,7 +55,13 @@ type iparser struct {
 
 	depth  int
 	failed bool
-	arena  []inode
+
+	// chunks are the node arena, slabs the backing of node lists; both
+	// are reused from one name to the next through demanglerPool.
+	chunks [][]inode
+	chunk  int
+	slabs  [][]*inode
+	slab   int
 }
 
 const noLevel = math.MaxUint64
@@ -68,17 +75,70 @@ func demangleItanium(name string) (out string, ok bool) {
 	if i := strings.IndexByte(name, 0); i >= 0 {
 		name = name[:i]
 	}
-	p := &iparser{s: name, outer: &tplList{}, tryTemplateArgs: true, lambdaLevel: noLevel}
+	d := demanglerPool.Get().(*idemangler)
+	defer d.release()
+	p := &d.p
+	p.reset(name)
 	root := p.parse()
 	if root == nil || p.failed {
 		return "", false
 	}
-	pr := iprinter{packIndex: packNone, packMax: packNone}
+	pr := &d.pr
+	*pr = iprinter{buf: pr.buf[:0], packIndex: packNone, packMax: packNone}
 	pr.print(root)
 	if pr.failed {
 		return "", false
 	}
 	return string(pr.buf), true
+}
+
+// idemangler is a parser and a printer, kept in demanglerPool so that a
+// name costs no allocation but its result.
+type idemangler struct {
+	p  iparser
+	pr iprinter
+}
+
+var demanglerPool = sync.Pool{New: func() any { return &idemangler{p: iparser{outer: &tplList{}}} }}
+
+// Past these sizes a demangler is dropped rather than kept for reuse.
+const (
+	maxPooledNodes  = 1 << 14
+	maxPooledOutput = 1 << 16
+)
+
+// release clears what d points to (so the pool holds no node of this
+// name) and returns it to the pool unless an outsize name grew it.
+func (d *idemangler) release() {
+	p := &d.p
+	nodes := 0
+	for i := 0; i <= p.chunk && i < len(p.chunks); i++ {
+		nodes += cap(p.chunks[i])
+		clear(p.chunks[i])
+		p.chunks[i] = p.chunks[i][:0]
+	}
+	for i := 0; i <= p.slab && i < len(p.slabs); i++ {
+		clear(p.slabs[i])
+		p.slabs[i] = p.slabs[i][:0]
+	}
+	clear(p.names)
+	clear(p.subs)
+	clear(p.fwdRefs)
+	clear(p.tparams[:cap(p.tparams)])
+	p.outer.args = nil
+	if nodes > maxPooledNodes || cap(d.pr.buf) > maxPooledOutput {
+		return
+	}
+	demanglerPool.Put(d)
+}
+
+// reset readies p for a new name.
+func (p *iparser) reset(name string) {
+	*p = iparser{
+		s: name, outer: p.outer, tryTemplateArgs: true, lambdaLevel: noLevel,
+		names: p.names[:0], subs: p.subs[:0], fwdRefs: p.fwdRefs[:0], tparams: p.tparams[:0],
+		chunks: p.chunks, slabs: p.slabs,
+	}
 }
 
 // parse is the top level:
@@ -173,17 +233,50 @@ func (p *iparser) out() { p.depth-- }
 
 // --- nodes ---
 
-// mk allocates a node from the parser's arena.
+// mk allocates a zeroed node from the parser's arena.
 func (p *iparser) mk(k nodeKind) *inode {
-	if len(p.arena) == cap(p.arena) {
-		size := 2 * cap(p.arena)
-		size = min(max(size, 32), 1024)
-		p.arena = make([]inode, 0, size)
+	if len(p.chunks) == 0 {
+		p.chunks = append(p.chunks, make([]inode, 0, 64))
 	}
-	p.arena = p.arena[:len(p.arena)+1]
-	n := &p.arena[len(p.arena)-1]
+	c := p.chunks[p.chunk]
+	if len(c) == cap(c) {
+		p.chunk++
+		if p.chunk == len(p.chunks) {
+			p.chunks = append(p.chunks, make([]inode, 0, min(2*cap(c), 1024)))
+		}
+		c = p.chunks[p.chunk]
+	}
+	c = c[:len(c)+1]
+	p.chunks[p.chunk] = c
+	n := &c[len(c)-1]
 	n.kind = k
 	return n
+}
+
+// list copies nodes into a list carved from the parser's slabs.
+func (p *iparser) list(nodes []*inode) []*inode {
+	if len(nodes) == 0 {
+		return nil
+	}
+	if len(p.slabs) == 0 {
+		p.slabs = append(p.slabs, make([]*inode, 0, 256))
+	}
+	s := p.slabs[p.slab]
+	if cap(s)-len(s) < len(nodes) {
+		p.slab++
+		if p.slab == len(p.slabs) {
+			p.slabs = append(p.slabs, make([]*inode, 0, max(2*cap(s), len(nodes))))
+		}
+		s = p.slabs[p.slab]
+		if cap(s)-len(s) < len(nodes) {
+			s = make([]*inode, 0, max(2*cap(s), len(nodes)))
+			p.slabs[p.slab] = s
+		}
+	}
+	start := len(s)
+	s = append(s, nodes...)
+	p.slabs[p.slab] = s
+	return s[start:len(s):len(s)]
 }
 
 func (p *iparser) nameType(s string) *inode {
@@ -270,7 +363,7 @@ func (p *iparser) popTrailing(from int) []*inode {
 		p.names = p.names[:from]
 		return nil
 	}
-	list := append([]*inode(nil), p.names[from:]...)
+	list := p.list(p.names[from:])
 	p.names = p.names[:from]
 	return list
 }
@@ -899,6 +992,9 @@ var operatorNames = map[string]string{
 
 // code is the next two bytes (0 past the end).
 func (p *iparser) code() string {
+	if p.numLeft() >= 2 {
+		return p.s[p.pos : p.pos+2]
+	}
 	return string([]byte{p.look(0), p.look(1)})
 }
 

@@ -353,7 +353,7 @@ func (p *iparser) parseVendorExpr() *inode {
 				return nil
 			}
 			n := p.node1(kCallExpr, name)
-			n.list = []*inode{arg}
+			n.list = p.list([]*inode{arg})
 			return n
 		}
 	}
@@ -494,7 +494,7 @@ func (p *iparser) parseConversionExpr() *inode {
 		return nil
 	}
 	n := p.node1(kConversionExpr, t)
-	n.list = []*inode{e}
+	n.list = p.list([]*inode{e})
 	return n
 }
 
