@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/symbolize-go/symbolize"
@@ -313,4 +314,43 @@ func TestLocalsEdges(t *testing.T) {
 	if _, err := b.Locals(pc); !errors.Is(err, symbolize.ErrClosed) {
 		t.Errorf("Locals after Close: %v, want ErrClosed", err)
 	}
+}
+
+// TestLocalsConcurrent: Locals from several goroutines at once (the first
+// lookups of each unit racing) give the sequential answers. Run with -race.
+func TestLocalsConcurrent(t *testing.T) {
+	const path = "testdata/frame/frame-gcc-O2-dwarf5"
+	pcs := framePCs(frameSymbols(path), 200)
+	if len(pcs) == 0 {
+		t.Skip("no fixture")
+	}
+	seq, err := symbolize.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer seq.Close()
+	want := make([]string, len(pcs))
+	for i, pc := range pcs {
+		ls, _ := seq.Locals(pc)
+		want[i] = formatFrame(ls)
+	}
+	b, err := symbolize.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for k := range pcs {
+				i := (k*7 + g*13) % len(pcs)
+				ls, err := b.Locals(pcs[i])
+				if got := formatFrame(ls); err != nil || got != want[i] {
+					t.Errorf("goroutine %d, %#x: %v\n%s\nwant\n%s", g, pcs[i], err, got, want[i])
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
