@@ -224,6 +224,65 @@ cc framecpp-gcc-O2-dwarf5 g++ -O2 -gdwarf-5 -std=c++17 -- "${FRAME_CPP[@]}"
 cc framecpp-clang14-O0-dwarf5 clang++-14 -O0 -gdwarf-5 -std=c++17 -fuse-ld=lld -- "${FRAME_CPP[@]}"
 OUT=$ELF_OUT
 
+# --- Split DWARF (split/) ----------------------------------------------------
+# The calculator with -gsplit-dwarf: gcc -gdwarf-5 (DW_UT_skeleton and
+# DW_UT_split_compile, DW_AT_dwo_name, rnglistx in the .dwo), gcc -gdwarf-4
+# (the GNU extension: DW_AT_GNU_dwo_name/_dwo_id/_addr_base/_ranges_base,
+# DW_FORM_GNU_addr_index/_str_index) and clang-14 (DWARF 5, lld). Each source
+# is compiled on its own (-c), so each unit's DW_AT_dwo_name is
+# "split/VARIANT/FILE.dwo", relative to DW_AT_comp_dir /symbolize/testdata:
+# the very path of the committed .dwo below testdata/. The compiles run in a
+# scratch directory whose src/ links to testdata/src (mapped to
+# /symbolize/testdata like testdata/ itself), so that --check, which builds
+# elsewhere, records the same names. VARIANT.dwp is the package llvm-dwp-14
+# makes of the variant's .dwo files: a version 5 index for DWARF 5, the GNU
+# version 2 index for gcc's DWARF 4. It lies beside the variant's directory,
+# not in it as calc.dwp: LLVM uses BINARY.dwp when there is one and never
+# reads the .dwo files then. The code is byte-identical to the non-split
+# twins elf/c-gcc-O2-dwarf5, elf/c-gcc-O2-dwarf4 and elf/c-clang14-O2-dwarf5
+# at the same addresses. They go to split/, not elf/: the tests that walk
+# elf/ would take the .dwo files and packages for fixtures of their own.
+
+SPLIT_OUT=$(dirname "$ELF_OUT")/split
+rm -rf "$SPLIT_OUT"
+mkdir -p "$SPLIT_OUT"
+command -v llvm-dwp-14 >/dev/null || {
+	echo "build.sh: llvm-dwp-14 missing (package llvm-14)" >&2
+	exit 1
+}
+SPLIT_W=$(mktemp -d)
+ln -s "$TD/src" "$SPLIT_W/src"
+SPLIT_COMMON=(-Wall -Wextra "-ffile-prefix-map=$SPLIT_W=/symbolize/testdata" "$MAP" -frandom-seed=symbolize)
+# split_cc VARIANT TOOL LINKFLAGS -- FLAGS...: compiles every C source of the
+# calculator on its own and links VARIANT/calc.
+split_cc() {
+	local v=$1 tool=$2 link=$3 ver s objs=()
+	shift 4
+	case $tool in
+	gcc) ver=$GCC_VER ;;
+	clang-14) ver="$CLANG_VER; $LLD_VER" ;;
+	esac
+	mkdir -p "$SPLIT_W/split/$v" "$SPLIT_OUT/$v"
+	for s in "${C_SRCS[@]}"; do
+		local base
+		base=$(basename "$s" .c)
+		(cd "$SPLIT_W" && "$tool" "${SPLIT_COMMON[@]}" "$@" -gsplit-dwarf -c "$s" -o "split/$v/$base.o")
+		objs+=("split/$v/$base.o")
+		cp "$SPLIT_W/split/$v/$base.dwo" "$SPLIT_OUT/$v/$base.dwo"
+		META[$v/$base.dwo]="$ver	$tool $* -gsplit-dwarf -c $s (the split unit of $v/calc)"
+	done
+	# shellcheck disable=SC2086 # $link is a list of flags
+	(cd "$SPLIT_W" && "$tool" $link -Wl,--build-id=sha1 -o "split/$v/calc" "${objs[@]}" -lm)
+	cp "$SPLIT_W/split/$v/calc" "$SPLIT_OUT/$v/calc"
+	META[$v/calc]="$ver	$tool $* -gsplit-dwarf -c (each of ${C_SRCS[*]}), then $tool ${link:+$link }-Wl,--build-id=sha1 -lm"
+	(cd "$SPLIT_OUT/$v" && llvm-dwp-14 ./*.dwo -o "../$v.dwp")
+	META[$v.dwp]="$(llvm-dwp-14 --version | grep -m1 'LLVM version' | sed 's/^ *//')	llvm-dwp-14 $v/*.dwo"
+}
+split_cc gcc-dwarf5 gcc "" -- -O2 -gdwarf-5
+split_cc gcc-dwarf4 gcc "" -- -O2 -gdwarf-4
+split_cc clang-dwarf5 clang-14 "-fuse-ld=lld" -- -O2 -gdwarf-5
+rm -rf "$SPLIT_W"
+
 # --- MANIFEST -------------------------------------------------------------------
 
 manifest() {
@@ -232,7 +291,7 @@ manifest() {
 	echo "# All C/C++ builds also use: ${COMMON[*]/$TD/<testdata>}"
 	echo "# SOURCE_DATE_EPOCH=$SOURCE_DATE_EPOCH"
 	local f rel dir
-	for dir in "$OUT" "$FRAME_OUT"; do
+	for dir in "$OUT" "$FRAME_OUT" "$SPLIT_OUT"; do
 		while IFS= read -r f; do
 			rel=${f#"$dir"/}
 			if [[ -z ${META[$rel]+x} ]]; then
