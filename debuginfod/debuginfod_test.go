@@ -357,8 +357,10 @@ func TestHostileServers(t *testing.T) {
 		check: func(err error) bool { return errors.As(err, &timeout) && timeout.Stalled },
 		want:  "a stalled *TimeoutError", within: 3 * time.Second,
 	}, {
-		name:   "a drip that never stalls, past MaxTime",
-		client: &Client{Timeout: 300 * time.Millisecond, MaxTime: 800 * time.Millisecond},
+		name: "a drip that never stalls, past MaxTime",
+		// The stall timeout is longer than MaxTime, so that a loaded
+		// machine's pause between two drops cannot pass for a stall.
+		client: &Client{Timeout: 5 * time.Second, MaxTime: 600 * time.Millisecond},
 		handler: func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Length", strconv.Itoa(len(good)))
 			for i := range good {

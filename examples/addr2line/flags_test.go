@@ -41,7 +41,8 @@ func runReference(t *testing.T, tool string, args []string, stdin string, env []
 	t.Helper()
 	cmd := exec.Command(tool, args...)
 	cmd.Stdin = strings.NewReader(stdin)
-	cmd.Env = append(os.Environ(), "LLVM_SYMBOLIZER_OPTS=", "LLVM_ADDR2LINE_OPTS=")
+	// Ours reads only env: no servers unless a test names them.
+	cmd.Env = append(os.Environ(), "LLVM_SYMBOLIZER_OPTS=", "LLVM_ADDR2LINE_OPTS=", "DEBUGINFOD_URLS=")
 	cmd.Env = append(cmd.Env, env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

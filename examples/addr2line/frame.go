@@ -95,7 +95,7 @@ func (s *session) jsonFrame(r *request, locals []symbolize.Local) {
 		w.WriteByte('}')
 	}
 	w.WriteString(`],"ModuleName":`)
-	s.jsonString(r.module)
+	s.jsonString(moduleName(r.module))
 	s.jsonEnd()
 }
 

@@ -53,6 +53,12 @@ func parseRequest(line, obj string, hex bool) request {
 	if obj != "" {
 		r.module = obj
 	} else {
+		// BUILDID:HEX names the module by its build ID (later LLVMs'
+		// syntax, which may quote HEX as it may a file name).
+		byID := strings.HasPrefix(s, buildIDPrefix)
+		if byID {
+			s = s[len(buildIDPrefix):]
+		}
 		s = skipDelims(s)
 		if s != "" && (s[0] == '"' || s[0] == '\'') {
 			end := strings.IndexByte(s[1:], s[0])
@@ -66,6 +72,12 @@ func parseRequest(line, obj string, hex bool) request {
 				n = len(s)
 			}
 			r.module, s = s[:n], s[n:]
+		}
+		if byID {
+			if _, ok := parseBuildID(r.module); !ok {
+				return r
+			}
+			r.module = buildIDPrefix + r.module
 		}
 	}
 	s = skipDelims(s)

@@ -48,6 +48,9 @@
 //	--fallback-debug-path=DIR            where to look up .gnu_debuglink names, after the
 //	                                     binary's directory and its .debug/: DIR/BINDIR/NAME
 //	                                     (default /usr/lib/debug)
+//	--debuginfod, --no-debuginfod        look up debug files by build ID in the debuginfod
+//	                                     cache and the servers of $DEBUGINFOD_URLS, or not
+//	                                     (default on; the last of the two wins)
 //	--default-arch=ARCH                  the slice of Mach-O universal files (also FILE:ARCH)
 //	--dsym-hint=PATH.dSYM                a dSYM bundle to try for Mach-O files (repeatable)
 //	--dwp=FILE, --dia                    accepted and ignored: split DWARF and PDB are not read
@@ -55,6 +58,36 @@
 //	--debug-file-symbols                 let a stripped binary's debug file name its frames from
 //	                                     its .symtab (local functions, foo.cold; not llvm-compatible)
 //	--help, -h; --version, -v
+//
+// A module named BUILDID:HEX (as --obj, or on an input line) is the binary
+// of that build ID: its debug file DIR/.build-id/xx/yyyy.debug in each
+// --debug-file-directory (else /usr/lib/debug), else the debuginfod
+// cache's or servers' /buildid/HEX/debuginfo, else the executable itself,
+// DIR/.build-id/xx/yyyy or /buildid/HEX/executable; each is used only when
+// its build ID is HEX. JSON names the module HEX.
+//
+// Debuginfod. As llvm-symbolizer 14 does, the tool looks for the separate
+// debug file of an ELF binary by its build ID in the debuginfod cache,
+// then asks the servers listed in $DEBUGINFOD_URLS (separated by spaces),
+// after the build-ID folders and before the .gnu_debuglink name. The cache
+// is $DEBUGINFOD_CACHE_PATH, else $XDG_CACHE_HOME/debuginfod_client
+// (~/.cache/debuginfod_client), in elfutils' layout (HEX/debuginfo,
+// HEX/executable; folders created with mode 0700), so what gdb or
+// debuginfod-find downloaded is found too; a download is moved there only
+// once its build ID was checked. $DEBUGINFOD_TIMEOUT (seconds without
+// progress, default 90), $DEBUGINFOD_MAXTIME (seconds for a whole
+// download) and $DEBUGINFOD_MAXSIZE (bytes) bound each download, as in
+// elfutils' client. --no-debuginfod turns all of it off.
+//
+// Where this differs from llvm-symbolizer 14: LLVM 14 has no --debuginfod
+// or --no-debuginfod (later LLVMs added them, on by default there only
+// when $DEBUGINFOD_URLS names a server), and takes BUILDID:HEX for a file
+// name (later LLVMs read it as here, but from the debug file only). It
+// keeps a cache of its own (llvmcache-* files), gives up at the first
+// server it cannot connect to where this tool tries the next, uses a
+// build-ID file without checking its build ID, and also asks the servers
+// for binaries that carry their own DWARF, which this tool reads without a
+// separate debug file.
 //
 // Mach-O binaries, dylibs, dSYMs and universal files work as ELF ones do. A
 // binary's dSYM beside it (BINARY.dSYM) is found without a hint, and a dSYM
@@ -153,7 +186,7 @@ func runAs(argv0 string, getenv func(string) (string, bool), args []string, stdi
 	for _, w := range cfg.warnings {
 		fmt.Fprintln(stderr, w)
 	}
-	s := newSession(cfg, stdout, stderr)
+	s := newSession(cfg, newDebuginfod(cfg, getenv), stdout, stderr)
 	defer s.close()
 	if len(cfg.inputs) > 0 {
 		s.runArgs(cfg.inputs)
@@ -193,6 +226,8 @@ Addresses:
 Debug files:
   --debug-file-directory=DIR         where to look up build IDs (repeatable; default /usr/lib/debug)
   --fallback-debug-path=DIR          where to look up .gnu_debuglink names (default /usr/lib/debug)
+  --debuginfod / --no-debuginfod     look up debug files in the debuginfod cache and on the
+                                     servers of $DEBUGINFOD_URLS, or not (default on; not in LLVM 14)
   --default-arch=ARCH, --dsym-hint=PATH.dSYM   Mach-O slice and dSYM bundles
   --debug-file-symbols               name frames from a stripped binary's debug-file .symtab
                                      (not what llvm-symbolizer prints)
@@ -204,6 +239,7 @@ Other:
 
 Without addresses, requests are read from standard input, one a line:
   [CODE|DATA|FRAME] [MODULE] ADDRESS
+MODULE (and --obj) may be BUILDID:HEX, the binary of that build ID.
 Addresses are C literals (0x hex, 0 octal, 0b binary, else decimal); as
 addr2line, hexadecimal with or without 0x.
 `
@@ -228,6 +264,7 @@ type config struct {
 	defaultArch  string
 	dsymHints    []string
 	debugSyms    bool     // --debug-file-symbols
+	debuginfod   int8     // 1: --debuginfod, -1: --no-debuginfod (the last given), 0: neither (on)
 	help         bool     // --help: print the usage and stop
 	version      bool     // --version
 	warnings     []string // printed to stderr before any answer
@@ -278,6 +315,10 @@ func parseArgs(args []string, addr2line bool) (*config, error) {
 			cfg.inlines = p.id == optInlines
 		case optUntagAddresses, optNoUntagAddresses:
 			cfg.untag = p.id == optUntagAddresses
+		case optDebuginfod:
+			cfg.debuginfod = 1
+		case optNoDebuginfod:
+			cfg.debuginfod = -1
 		case optBasenames:
 			cfg.paths = pathBase
 		case optRelativenames:

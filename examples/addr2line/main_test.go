@@ -46,6 +46,12 @@ func TestParseRequest(t *testing.T) {
 		{`'a b 0x10`, "", request{cmdCode, "", 0, false, ""}},
 		{"0x10", "", request{cmdCode, "0x10", 0, false, ""}},
 		{"", "", request{cmdCode, "", 0, false, ""}},
+		// Later LLVMs' BUILDID:HEX (odd lengths led by a 0, as LLVM's tryGetFromHex reads them).
+		{"BUILDID:72dd 0x10", "", request{cmdCode, "BUILDID:72dd", 0x10, true, ""}},
+		{"DATA BUILDID: 'ABC' 0x10", "", request{cmdData, "BUILDID:ABC", 0x10, true, ""}},
+		{"BUILDID:xyz 0x10", "", request{cmdCode, "xyz", 0, false, ""}},
+		{"BUILDID: 0x10", "", request{cmdCode, "0x10", 0, false, ""}},
+		{"BUILDID:72dd 0x10", "m", request{cmdCode, "m", 0, false, ""}},
 	}
 	for _, tt := range tests {
 		got := parseRequest(tt.line, tt.obj, false)
@@ -341,7 +347,7 @@ func TestBatchedWrites(t *testing.T) {
 
 func TestJSONString(t *testing.T) {
 	var out bytes.Buffer
-	s := newSession(&config{}, &out, io.Discard)
+	s := newSession(&config{}, nil, &out, io.Discard)
 	s.jsonString("a\"b\\c\td\x01é\xff<>&")
 	s.out.Flush()
 	if want := `"a\"b\\c\td\u0001é` + "\uFFFD" + `<>&"`; out.String() != want {
@@ -373,7 +379,7 @@ func FuzzJSONString(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, str string) {
 		var out bytes.Buffer
-		s := newSession(&config{}, &out, io.Discard)
+		s := newSession(&config{}, nil, &out, io.Discard)
 		s.jsonString(str)
 		s.out.Flush()
 		var back string

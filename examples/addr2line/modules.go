@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"debug/elf"
 	"errors"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/symbolize-go/symbolize"
+	"github.com/symbolize-go/symbolize/debuginfod"
 	"github.com/symbolize-go/symbolize/macho"
 )
 
@@ -47,6 +49,8 @@ type moduleCache struct {
 	opts        symbolize.Options
 	defaultArch string   // --default-arch
 	dsymHints   []string // --dsym-hint bundles
+	debugDirs   []string // --debug-file-directory, for BUILDID:HEX modules
+	net         *debuginfod.Client
 	mods        map[string]*module
 }
 
@@ -58,6 +62,15 @@ func (c *moduleCache) get(name string) (*module, error) {
 	}
 	m := &module{}
 	path, arch := splitArch(name, c.defaultArch)
+	if h, ok := strings.CutPrefix(path, buildIDPrefix); ok {
+		p, err := findBuildID(context.Background(), h, c.debugDirs, c.net)
+		if err != nil {
+			m.err = err
+			c.mods[name] = m
+			return m, err
+		}
+		path = p
+	}
 	if macho.FileHasMagic(path) {
 		m.bin, m.err = c.openMachO(path, arch)
 	} else {
@@ -162,6 +175,15 @@ func magic(name string) (m [4]byte, ok bool) {
 func hasELFMagic(name string) bool {
 	m, ok := magic(name)
 	return ok && string(m[:]) == elf.ELFMAG
+}
+
+// moduleName is the module as JSON answers name it: a BUILDID:HEX module
+// by its HEX, as later LLVMs do.
+func moduleName(module string) string {
+	if h, ok := strings.CutPrefix(module, buildIDPrefix); ok {
+		return h
+	}
+	return module
 }
 
 // relative strips the compilation directory from file, for

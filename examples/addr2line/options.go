@@ -22,6 +22,8 @@ const (
 	optBasenames
 	optDebugFileDirectory
 	optDebugFileSymbols // ours: not an llvm-symbolizer option
+	optDebuginfod       // --debuginfod: not in LLVM 14 (see main.go)
+	optNoDebuginfod     // --no-debuginfod: likewise
 	optDefaultArch
 	optDemangle
 	optDIA
@@ -65,7 +67,8 @@ type optSpec struct {
 
 // options are llvm-symbolizer 14's spellings (its Opts.td, aliases
 // included; -demangle=true/false and --inlining=true/false are
-// compatibility flags of their own), plus our --debug-file-symbols. Only
+// compatibility flags of their own), plus our --debug-file-symbols and
+// later LLVMs' --debuginfod and --no-debuginfod. Only
 // the two -demangle= flags and the one-letter options take a single dash.
 // The order is LLVM's sort order (optionLess), which decides which
 // spelling a misspelling is said to resemble.
@@ -81,6 +84,8 @@ var options = func() []optSpec {
 		{"--", "debug-file-directory=", kindJoined, optDebugFileDirectory},
 		{"--", "debug-file-directory", kindSeparate, optDebugFileDirectory},
 		{"--", "debug-file-symbols", kindFlag, optDebugFileSymbols},
+		{"--", "debuginfod", kindFlag, optDebuginfod},
+		{"--", "no-debuginfod", kindFlag, optNoDebuginfod},
 		{"--", "default-arch=", kindJoined, optDefaultArch},
 		{"--", "default-arch", kindSeparate, optDefaultArch},
 		{"--", "demangle", kindFlag, optDemangle},

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/symbolize-go/symbolize"
+	"github.com/symbolize-go/symbolize/debuginfod"
 	"github.com/symbolize-go/symbolize/elfx"
 	"github.com/symbolize-go/symbolize/symtab"
 )
@@ -28,7 +29,7 @@ type session struct {
 	warned  map[string]bool // warnings already written to stderr
 }
 
-func newSession(cfg *config, stdout, stderr io.Writer) *session {
+func newSession(cfg *config, net *debuginfod.Client, stdout, stderr io.Writer) *session {
 	opts := symbolize.Options{
 		// GNU style without inlines prints the innermost frame, which
 		// needs the chain (llvm-symbolizer does the same).
@@ -39,15 +40,15 @@ func newSession(cfg *config, stdout, stderr io.Writer) *session {
 		DebugFileSymbols: cfg.debugSyms,
 		UntagSymbols:     cfg.untag,
 	}
-	if cfg.debugDirs != nil || cfg.fallbackDir != "" {
-		opts.Debug = &elfx.DebugOptions{Locator: llvmLocator{buildIDDirs: cfg.debugDirs, linkDir: cfg.fallbackDir}}
+	if cfg.debugDirs != nil || cfg.fallbackDir != "" || net != nil {
+		opts.Debug = &elfx.DebugOptions{Locator: llvmLocator{buildIDDirs: cfg.debugDirs, linkDir: cfg.fallbackDir, net: net}}
 	}
 	return &session{
 		cfg:    cfg,
 		out:    bufio.NewWriterSize(stdout, 64<<10),
 		stderr: stderr,
 		cache: moduleCache{opts: opts, defaultArch: cfg.defaultArch, dsymHints: cfg.dsymHints,
-			mods: map[string]*module{}},
+			debugDirs: cfg.debugDirs, net: net, mods: map[string]*module{}},
 		inList: -1,
 		warned: map[string]bool{},
 	}
@@ -299,7 +300,7 @@ func (s *session) printInvalid(r *request) {
 	s.out.WriteString(`{"Error":{"Message":`)
 	s.jsonString("unable to parse arguments: " + r.text)
 	s.out.WriteString(`},"ModuleName":`)
-	s.jsonString(r.module)
+	s.jsonString(moduleName(r.module))
 	s.jsonEnd()
 }
 
@@ -317,7 +318,7 @@ func (s *session) printError(r *request, err error) {
 	s.out.WriteString(`,"Error":{"Message":`)
 	s.jsonString(err.Error())
 	s.out.WriteString(`},"ModuleName":`)
-	s.jsonString(r.module)
+	s.jsonString(moduleName(r.module))
 	s.jsonEnd()
 }
 
@@ -333,7 +334,7 @@ func (s *session) printData(r *request, m symtab.Match) {
 		s.out.WriteString(`,"Start":`)
 		s.jsonHex(m.Start)
 		s.out.WriteString(`},"ModuleName":`)
-		s.jsonString(r.module)
+		s.jsonString(moduleName(r.module))
 		s.jsonEnd()
 		return
 	}
@@ -355,7 +356,7 @@ func (s *session) jsonCode(r *request, m *module, frames []symbolize.Frame) {
 	w.WriteString(`{"Address":`)
 	s.jsonHex(r.addr)
 	w.WriteString(`,"ModuleName":`)
-	s.jsonString(r.module)
+	s.jsonString(moduleName(r.module))
 	w.WriteString(`,"Symbol":[`)
 	for i := range frames {
 		f := &frames[i]
