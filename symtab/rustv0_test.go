@@ -330,6 +330,9 @@ func TestRustV0Live(t *testing.T) {
 		{StyleGNU, []string{"c++filt", "-i"}},
 	} {
 		t.Run(tool.cmd[0], func(t *testing.T) {
+			if tool.style == StyleGNU {
+				requireBinutils240(t)
+			}
 			want := runFilter(t, tool.cmd, names)
 			bad := 0
 			for i, n := range names {
@@ -345,6 +348,20 @@ func TestRustV0Live(t *testing.T) {
 			}
 			t.Logf("%d names, %d identical", len(names), len(names)-bad)
 		})
+	}
+}
+
+// requireBinutils240 skips the test unless c++filt is binutils 2.40's:
+// libiberty's Rust demangler changes between releases, and rustv0_gnu.go
+// follows that one.
+func requireBinutils240(t testing.TB) {
+	t.Helper()
+	out, err := exec.Command(lookPath(t, "c++filt"), "--version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first, _, _ := strings.Cut(string(out), "\n"); !strings.HasSuffix(first, " 2.40") {
+		t.Skipf("c++filt is %q, not binutils 2.40", first)
 	}
 }
 
@@ -560,6 +577,7 @@ func FuzzRustV0(f *testing.F) {
 	oracles := map[Style]*coFilter{}
 	if os.Getenv("SYMTAB_FUZZ_CXXFILT") != "" {
 		oracles[StyleLLVM] = startFilter(f, "llvm-cxxfilt-14")
+		requireBinutils240(f)
 		oracles[StyleGNU] = startFilter(f, "c++filt", "-i")
 	}
 	f.Fuzz(func(t *testing.T, name string) {
