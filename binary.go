@@ -95,14 +95,25 @@ func (b *Binary) Close() error {
 	if b.closed.Swap(true) {
 		return nil
 	}
-	return b.src.close()
+	err := b.src.close()
+	if b.dwarf != nil && b.dwarf.split != nil {
+		if e := b.dwarf.split.close(); err == nil {
+			err = e
+		}
+	}
+	return err
 }
 
 // loadDWARF returns the module of the binary's own DWARF (its debug file's,
 // or its dSYM's), loaded on first use with pc as the first address looked
 // up; nil when there is none.
 func (b *Binary) loadDWARF(pc uint64) *dwarfModule {
-	b.dwarfOnce.Do(func() { b.dwarf = loadModule(b.src, pc, &b.warns) })
+	b.dwarfOnce.Do(func() {
+		b.dwarf = loadModule(b.src, pc, &b.warns)
+		if b.dwarf != nil {
+			b.dwarf.split = b.newSplitter(b.dwarf)
+		}
+	})
 	return b.dwarf
 }
 

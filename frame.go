@@ -37,7 +37,8 @@ type Local struct {
 // DW_TAG_formal_parameter under the innermost subprogram or inlined
 // subroutine that covers pc (its inlined calls included, its callers not),
 // in DIE order; the rules are package inline's AppendLocals. An address
-// that no function covers has none.
+// that no function covers has none, and nor has one in a split unit (split
+// DWARF), as in LLVM 14.
 //
 // Bad debug information costs only what it touches, as for AppendFrames:
 // a unit that does not decode has no locals, a location list or type that
@@ -73,6 +74,12 @@ func (b *Binary) AppendLocals(dst []Local, pc uint64) ([]Local, error) {
 	us, err := s.unit(off)
 	if err != nil {
 		return dst, nil // in Warnings already
+	}
+	if us.split != nil {
+		// A skeleton unit (split DWARF) has no locals: LLVM 14's FRAME
+		// reads the skeleton's own DIEs, not its split unit's
+		// (DWARFContext::getLocalsForAddress, unlike the inline chain).
+		return dst, nil
 	}
 	die, ok := us.inl.Subroutine(pc)
 	if !ok {

@@ -24,12 +24,18 @@ type dwarfModule struct {
 	info    *buf.Lazy // the same bytes dwinfo reads (both fetch from one cache)
 	lineStr []byte
 	str     []byte
+	addr    []byte // .debug_addr and .debug_ranges, which split units read too
+	ranges  []byte
 	big     bool
 	units   sync.Map // .debug_info offset -> *unitState
 	recent  [64]atomic.Pointer[unitState]
 
 	aheadOnce sync.Once
 	warns     *warnList
+
+	// split finds the split units of skeleton units (split DWARF); nil
+	// where there are none to find (Mach-O).
+	split *splitter
 }
 
 // The sections a module reads, as indexes into dwarfSections.
@@ -134,7 +140,7 @@ func loadModule(src sectionSource, pc uint64, warns *warnList) *dwarfModule {
 	}
 	d := dwinfo.New(secs, nil)
 	return &dwarfModule{data: d, index: dwinfo.NewIndex(d), line: lazy[secLine], info: lazy[secInfo],
-		lineStr: out[secLineStr], str: out[secStr], big: big, warns: warns}
+		lineStr: out[secLineStr], str: out[secStr], addr: out[secAddr], ranges: out[secRanges], big: big, warns: warns}
 }
 
 // unitState is one compilation unit's lazily built lookup structures. The
@@ -152,6 +158,9 @@ type unitState struct {
 	inlOnce sync.Once
 	inl     *inline.Index
 	inlErr  error
+	// split is the split unit whose DIEs inl was built from, for a
+	// skeleton unit whose split unit was found (split.go); nil otherwise.
+	split *splitUnit
 }
 
 // unitLines returns the unit at .debug_info offset off with its line table.
@@ -185,16 +194,27 @@ func (s *dwarfModule) unit(off uint64) (*unitState, error) {
 		return nil, err
 	}
 	us.inlOnce.Do(func() {
+		d, u := s.data, us.unit
 		opts := &inline.Options{LineTable: func(u *dwinfo.Unit) *linetable.Table {
 			if o, err := s.unitLines(u.Offset); err == nil {
 				return o.lines
 			}
 			return nil
 		}}
+		if sp := s.splitOf(us.unit); sp != nil {
+			// A skeleton: the DIEs are its split unit's, the line
+			// table (and every file index) the skeleton's.
+			us.split, d, u = sp, sp.data, sp.unit
+			opts.LineTable = func(*dwinfo.Unit) *linetable.Table { return us.lines }
+			opts.Skeleton = us.unit
+		}
 		// Build returns a usable (possibly partial) index even with an
 		// error; the error is kept as a warning.
-		us.inl, us.inlErr = inline.Build(s.data, us.unit, us.lines, opts)
+		us.inl, us.inlErr = inline.Build(d, u, us.lines, opts)
 		if us.inlErr != nil {
+			if us.split != nil {
+				us.inlErr = us.split.wrap(us.inlErr)
+			}
 			s.warn(us.inlErr)
 		}
 	})
@@ -245,3 +265,18 @@ func (s *dwarfModule) loadLines(us *unitState, off uint64) error {
 }
 
 func (s *dwarfModule) warn(err error) { s.warns.add(err) }
+
+// splitOf returns the split unit of u when u is a skeleton unit whose
+// split unit is found; the reason it is not found goes to Warnings, and the
+// skeleton then answers alone.
+func (s *dwarfModule) splitOf(u *dwinfo.Unit) *splitUnit {
+	if s.split == nil || !isSkeleton(u) {
+		return nil
+	}
+	su, err := s.split.unit(u)
+	if err != nil {
+		s.warn(err)
+		return nil
+	}
+	return su
+}

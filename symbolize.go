@@ -147,9 +147,25 @@ type Options struct {
 	// file inside it, used instead of the bundle beside the binary
 	// (BINARY.dSYM). It must exist and its UUID must match the binary's.
 	DSYM string
+	// DWP is the DWARF package (.dwp) of a split-DWARF binary, used
+	// instead of BINARY.dwp beside the binary (llvm-symbolizer --dwp).
+	// With a package, every split unit comes from it; without one, each
+	// unit's .dwo is looked for (see Debug).
+	DWP string
+	// SplitBaseFromSkeleton reads the range lists of split units (split
+	// DWARF) from their skeleton's DW_AT_low_pc, their base address by
+	// the standard [DWARF5 3.1.3] and as GDB reads them: a split build
+	// then answers exactly as the same program built without
+	// -gsplit-dwarf. Not llvm-symbolizer compatible: LLVM 14 gives split
+	// units base address 0, which moves the DW_RLE_offset_pair (and
+	// DWARF 4 offset) ranges that gcc and clang write in units of
+	// contiguous code, and so drops the inlined calls they describe; the
+	// default does as LLVM 14.
+	SplitBaseFromSkeleton bool
 	// Debug configures where separate debug files are looked for: its
 	// Locator finds every external file (ELF debug files, dSYMs, Mach-O
-	// debug-map objects); nil searches as locate.Dirs{} does
+	// debug-map objects, split DWARF's .dwo and .dwp files); nil searches
+	// as locate.Dirs{} does
 	// (/usr/lib/debug and the binary's own directory).
 	Debug *elfx.DebugOptions
 	// Context bounds the debug-file search (a debuginfod fetch); nil means

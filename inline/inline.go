@@ -44,6 +44,13 @@ type Options struct {
 	// MaxRefs bounds the DIEs one name lookup visits; 0 means
 	// DefaultMaxRefs.
 	MaxRefs int
+	// Skeleton is the skeleton unit of u when u is a split unit (split
+	// DWARF): lt is then the skeleton's line table, and its relative
+	// paths resolve against the skeleton's DW_AT_comp_dir, as LLVM
+	// resolves every file of a split unit through its skeleton
+	// (DWARFUnit::getLinkedUnit); a split unit's own DW_AT_comp_dir,
+	// which clang leaves out, is not read.
+	Skeleton *dwinfo.Unit
 }
 
 // Frame is one frame of an inline chain, described as llvm-symbolizer

@@ -240,6 +240,9 @@ func newBuilder(d *dwinfo.Data, u *dwinfo.Unit, lt *linetable.Table, opts *Optio
 		b.opts.MaxRefs = DefaultMaxRefs
 	}
 	b.own = fileTable{lt: lt, dir: string(u.Root.CompDir)}
+	if b.opts.Skeleton != nil {
+		b.own.dir = string(b.opts.Skeleton.Root.CompDir)
+	}
 	b.strList = append(b.strList, "")
 	b.strs[""] = 0
 	if u.End > u.DIEOffset {

@@ -25,6 +25,9 @@ type Unit struct {
 	info []byte // .debug_info, available at least through End
 	tab  *AbbrevTable
 	form dw.Unit
+	// split: a split unit (LoadSplitUnit), whose DWARF 4 DW_AT_ranges
+	// offsets count from its skeleton's DW_AT_GNU_ranges_base.
+	split bool
 }
 
 // RootInfo is the decoded unit DIE [DWARF5 3.1.1]. Byte slices alias the
@@ -46,6 +49,11 @@ type RootInfo struct {
 	HasStmt  bool
 	DWOID    uint64 // from the v5 header or DW_AT_GNU_dwo_id
 	HasDWOID bool
+	// DWOName is a skeleton unit's DW_AT_dwo_name (DWARF 5) or
+	// DW_AT_GNU_dwo_name (before): the file holding its split unit,
+	// relative to CompDir. As in LLVM, each version reads only its own
+	// attribute.
+	DWOName []byte
 
 	StrOffsetsBase uint64
 	AddrBase       uint64
@@ -60,13 +68,71 @@ func (d *Data) LoadUnit(h Header) (*Unit, error) {
 		return nil, err
 	}
 	u := &Unit{Header: h, d: d, info: info, form: h.Form()}
-	if err := d.loadUnit(u); err != nil {
+	if err := d.loadUnit(u, nil); err != nil {
 		return nil, err
 	}
 	return u, nil
 }
 
-func (d *Data) loadUnit(u *Unit) error {
+// SplitBases is what a split unit takes from outside itself [DWARF5
+// 3.1.3]: the bases its skeleton unit sets, and, in a DWARF package, where
+// the unit's contributions to the package's sections start (from its row
+// of .debug_cu_index).
+type SplitBases struct {
+	// AddrBase is the skeleton's DW_AT_addr_base (DW_AT_GNU_addr_base):
+	// the split unit's addresses are in the skeleton file's .debug_addr,
+	// which the Data's Sections.Addr must hold.
+	AddrBase uint64
+	// RangesBase is the skeleton's DW_AT_GNU_ranges_base (DWARF 4 GNU
+	// split DWARF): the split unit's DW_AT_ranges offsets count from it,
+	// in the skeleton file's .debug_ranges (Sections.Ranges).
+	RangesBase uint64
+	// Base, when HasBase, is the base address of the unit's range lists
+	// if its unit DIE has no DW_AT_low_pc (a split unit has none): the
+	// skeleton's DW_AT_low_pc, by the standard [DWARF5 3.1.3] and as GDB
+	// reads it. Unset, the base is 0, as LLVM 14 has it (its split units
+	// find no base address of their own), which shifts the
+	// DW_RLE_offset_pair lists that gcc and clang write for units of
+	// contiguous code.
+	Base    uint64
+	HasBase bool
+	// Abbrev, StrOffsets, Rnglists and Loclists are the unit's
+	// contributions to the package's .debug_abbrev.dwo,
+	// .debug_str_offsets.dwo, .debug_rnglists.dwo and
+	// .debug_loclists.dwo (.debug_loc.dwo before DWARF 5); 0 in a .dwo.
+	Abbrev, StrOffsets, Rnglists, Loclists uint64
+}
+
+// LoadSplitUnit is LoadUnit for a split unit: a DW_UT_split_compile unit,
+// or a DWARF 4 unit of a .dwo, read with the Sections of its .dwo (or
+// .dwp) but for Addr and, before DWARF 5, Ranges, which are the skeleton
+// file's. Its bases are LLVM 14's for split units (DWARFUnit::
+// tryExtractDIEsIfNeeded, DWARFUnit::parseDWO): addresses at the
+// skeleton's addr_base; string offsets at the unit's contribution plus,
+// in DWARF 5, the table header (8 bytes, 16 in DWARF64); in DWARF 5, range
+// and location lists at the contribution plus the list table header (12
+// bytes, 20 in DWARF64), and before, ranges at the skeleton's
+// DW_AT_GNU_ranges_base. Base attributes in the split unit's own DIE are
+// ignored, as LLVM ignores them.
+func (d *Data) LoadSplitUnit(h Header, b SplitBases) (*Unit, error) {
+	if h.AbbrevOffset+b.Abbrev < b.Abbrev {
+		return nil, buf.Errorf(pkg, secInfo, h.Offset, ErrOverflow, "abbreviation offset %#x", h.AbbrevOffset)
+	}
+	h.AbbrevOffset += b.Abbrev
+	info, err := d.info.UpTo(h.End)
+	if err != nil {
+		return nil, err
+	}
+	u := &Unit{Header: h, d: d, info: info, form: h.Form(), split: true}
+	if err := d.loadUnit(u, &b); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// loadUnit decodes u's unit DIE; split, when not nil, gives the bases of a
+// split unit.
+func (d *Data) loadUnit(u *Unit, split *SplitBases) error {
 	tab, err := d.Abbrevs(u.AbbrevOffset)
 	if err != nil {
 		return err
@@ -76,6 +142,16 @@ func (d *Data) loadUnit(u *Unit) error {
 	if u.Version >= 5 {
 		hs := 2 * u.offSize() // unit_length + version/padding: 8 or 16
 		ri.StrOffsetsBase, ri.AddrBase, ri.RnglistsBase, ri.LoclistsBase = hs, hs, hs, hs
+	}
+	if split != nil {
+		ri.AddrBase = split.AddrBase
+		ri.StrOffsetsBase, ri.RnglistsBase, ri.LoclistsBase = split.StrOffsets, split.RangesBase, split.Loclists
+		if u.Version >= 5 {
+			lh := u.offSize() + 8 // unit_length, version, address_size, segment_selector_size, offset_entry_count
+			ri.StrOffsetsBase += 2 * u.offSize()
+			ri.RnglistsBase = split.Rnglists + lh
+			ri.LoclistsBase += lh
+		}
 	}
 	if u.Type == UnitSkeleton || u.Type == UnitSplitCompile {
 		ri.DWOID, ri.HasDWOID = u.Header.DWOID, true
@@ -91,11 +167,17 @@ func (d *Data) loadUnit(u *Unit) error {
 	ri.Tag = e.Tag
 	// Strings and addresses are resolved after the loop: their bases may
 	// follow them in attribute order.
-	var name, dir, prod, low, entry dw.Value
+	var name, dir, prod, low, entry, dwo dw.Value
 	it := u.Attrs(&e)
 	var f Field
 	for it.Next(&f) {
 		v := f.Val
+		if split != nil {
+			switch f.Attr {
+			case AttrStrOffsetsBase, AttrAddrBase, AttrGNUAddrBase, AttrRnglistsBase, AttrGNURangesBase, AttrLoclistsBase:
+				continue
+			}
+		}
 		switch f.Attr {
 		case AttrName:
 			name = v
@@ -125,6 +207,14 @@ func (d *Data) loadUnit(u *Unit) error {
 			ri.LoclistsBase = v.U
 		case AttrGNUDWOID:
 			ri.DWOID, ri.HasDWOID = v.U, true
+		case AttrDWOName:
+			if u.Version >= 5 {
+				dwo = v
+			}
+		case AttrGNUDWOName:
+			if u.Version < 5 {
+				dwo = v
+			}
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -141,11 +231,13 @@ func (d *Data) loadUnit(u *Unit) error {
 		if a, err := u.Addr(entry); err == nil {
 			ri.LowPC = a
 		}
+	} else if split != nil && split.HasBase {
+		ri.LowPC = split.Base
 	}
 	for _, p := range [...]struct {
 		v   dw.Value
 		dst *[]byte
-	}{{name, &ri.Name}, {dir, &ri.CompDir}, {prod, &ri.Producer}} {
+	}{{name, &ri.Name}, {dir, &ri.CompDir}, {prod, &ri.Producer}, {dwo, &ri.DWOName}} {
 		if p.v.Class == 0 {
 			continue
 		}

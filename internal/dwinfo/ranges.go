@@ -62,6 +62,15 @@ func (u *Unit) Ranges(v dw.Value) RangeReader {
 func (u *Unit) RangesOffset(v dw.Value) (uint64, error) {
 	switch v.Class {
 	case dw.ClassSecOffset:
+		if u.split && u.Version < 5 {
+			// GNU split DWARF 4: from the skeleton's
+			// DW_AT_GNU_ranges_base (LLVM's RangeSectionBase).
+			off := u.Root.RnglistsBase + v.U
+			if off < v.U {
+				return 0, buf.Errorf(pkg, secInfo, u.Offset, ErrOverflow, "range list offset %#x past ranges base %#x", v.U, u.Root.RnglistsBase)
+			}
+			return off, nil
+		}
 		return v.U, nil
 	case dw.ClassConstant:
 		if u.Version < 4 { // DWARF 2/3 wrote rangelistptr as data4/data8
