@@ -38,6 +38,11 @@
 // name look like the outermost function's while StartFile and StartLine
 // stay the innermost's. Both are the root package's business.
 //
+// AppendLocals answers llvm-symbolizer's FRAME requests: the variables
+// and parameters of the subroutine that answers a PC (Index.Subroutine),
+// with their declaration lines, frame offsets, sizes and tag offsets, by
+// LLVM 14's rules (see locals.go).
+//
 // # Usage
 //
 //	u, _ := d.LoadUnit(h)                    // the unit covering pc (dwinfo.Index)
