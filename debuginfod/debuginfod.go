@@ -57,7 +57,7 @@ const (
 const (
 	DefaultMaxSize      = 16 << 30         // bytes in one download
 	DefaultTimeout      = 90 * time.Second // as elfutils' and LLVM's DEBUGINFOD_TIMEOUT
-	DefaultMaxRedirects = 10               // as net/http's own limit
+	DefaultMaxRedirects = 10               // redirects followed (net/http's own policy follows 9)
 )
 
 // Client is a locate.Locator that downloads debug files
