@@ -35,7 +35,9 @@ type Dirs struct {
 //   - KindDSYM: Name when set (a bundle, whose DWARF file is named after
 //     the image, or the DWARF file itself); else BINARY.dSYM beside the image.
 //   - KindDWO: Name when absolute; else COMPDIR/Name (as LLVM), then
-//     BINDIR/Name and BINDIR/base(Name) (as GDB).
+//     BINDIR/Name and BINDIR/base(Name), then DIR/Name (when Name does
+//     not climb out with "..") and DIR/base(Name) (as GDB searches its
+//     debug-file-directory).
 //   - KindDWP: Name when set; else BINARY.dwp (as LLVM).
 //   - KindSup [dwz]: Name when absolute, else BINDIR/Name; then
 //     DIR/.dwz/base(Name); then DIR/.build-id/xx/yyyy.debug by build ID.
@@ -129,10 +131,19 @@ func (d Dirs) candidates(k Key) []candidate {
 		if k.CompDir != "" {
 			add(filepath.Join(k.CompDir, k.Name), HowCompDir)
 		}
+		base := filepath.Base(k.Name)
 		if bindir != "" && !d.SkipBinaryDir {
 			add(filepath.Join(bindir, k.Name), HowBesideBinary)
-			if base := filepath.Base(k.Name); base != k.Name {
+			if base != k.Name {
 				add(filepath.Join(bindir, base), HowBesideBinary)
+			}
+		}
+		for _, dir := range d.dirs() {
+			if filepath.IsLocal(k.Name) {
+				add(filepath.Join(dir, k.Name), HowDebugDir)
+			}
+			if base != k.Name && base != ".." && base != "." {
+				add(filepath.Join(dir, base), HowDebugDir)
 			}
 		}
 	case KindDWP:

@@ -99,12 +99,13 @@ const (
 	HowDWZDir                      // DIR/.dwz/NAME
 	HowObjectPath                  // the debug map's N_OSO path
 	HowDebuginfod                  // downloaded from a debuginfod server
+	HowDebugDir                    // the file's name under a global debug directory (a .dwo)
 )
 
 var howNames = [...]string{HowGiven: "given", HowBuildID: "build-id folder", HowDebugLink: "debuglink",
 	HowBundle: "dSYM bundle", HowCompDir: "comp_dir", HowBesideBinary: "beside the binary",
 	HowPackage: "dwp beside the binary", HowAltLink: "alt link", HowDWZDir: ".dwz folder",
-	HowObjectPath: "debug map path", HowDebuginfod: "debuginfod"}
+	HowObjectPath: "debug map path", HowDebuginfod: "debuginfod", HowDebugDir: "debug directory"}
 
 // String returns how a file was found, as an identity record spells it.
 func (h How) String() string {
