@@ -55,6 +55,9 @@
 //	--dsym-hint=PATH.dSYM                a dSYM bundle to try for Mach-O files (repeatable)
 //	--dwp=FILE, --dia                    accepted and ignored: split DWARF and PDB are not read
 //	                                     (LLVM 14 also ignores --dia off Windows)
+//	--identity                           instead of the answers, print for each module used a
+//	                                     JSON identity record: format, arch, build ID or UUID, and
+//	                                     each file that answered, how it was found, its SHA-256
 //	--debug-file-symbols                 let a stripped binary's debug file name its frames from
 //	                                     its .symtab (local functions, foo.cold; not llvm-compatible)
 //	--help, -h; --version, -v
@@ -186,7 +189,11 @@ func runAs(argv0 string, getenv func(string) (string, bool), args []string, stdi
 	for _, w := range cfg.warnings {
 		fmt.Fprintln(stderr, w)
 	}
-	s := newSession(cfg, newDebuginfod(cfg, getenv), stdout, stderr)
+	answers := stdout
+	if cfg.identity {
+		answers = io.Discard // the records are the output
+	}
+	s := newSession(cfg, newDebuginfod(cfg, getenv), answers, stderr)
 	defer s.close()
 	if len(cfg.inputs) > 0 {
 		s.runArgs(cfg.inputs)
@@ -197,6 +204,15 @@ func runAs(argv0 string, getenv func(string) (string, bool), args []string, stdi
 	}
 	if err := s.out.Flush(); err != nil {
 		return 1
+	}
+	if cfg.identity {
+		if len(cfg.inputs) == 0 && cfg.obj != "" && len(s.cache.order) == 0 {
+			s.cache.get(cfg.obj) // no requests: the --obj module alone
+		}
+		if err := s.cache.writeIdentities(stdout); err != nil {
+			fmt.Fprintf(stderr, "error: %v\n", err)
+			return 1
+		}
 	}
 	return 0
 }
@@ -231,6 +247,7 @@ Debug files:
   --default-arch=ARCH, --dsym-hint=PATH.dSYM   Mach-O slice and dSYM bundles
   --debug-file-symbols               name frames from a stripped binary's debug-file .symtab
                                      (not what llvm-symbolizer prints)
+  --identity                         print each module's identity record (JSON) instead of answers
   --dwp=FILE, --dia                  accepted and ignored (split DWARF and PDB are not read)
 Other:
   --help, -h / --version, -v
@@ -264,6 +281,7 @@ type config struct {
 	defaultArch  string
 	dsymHints    []string
 	debugSyms    bool     // --debug-file-symbols
+	identity     bool     // --identity: print identity records instead of answers
 	debuginfod   int8     // 1: --debuginfod, -1: --no-debuginfod (the last given), 0: neither (on)
 	help         bool     // --help: print the usage and stop
 	version      bool     // --version
@@ -383,6 +401,7 @@ func parseArgs(args []string, addr2line bool) (*config, error) {
 	cfg.pretty = has[optPrettyPrint]
 	cfg.verbose = has[optVerbose]
 	cfg.debugSyms = has[optDebugFileSymbols]
+	cfg.identity = has[optIdentity]
 	// --relative-address makes LLVM 14 add the image's preferred base,
 	// which it reads from COFF headers only: for ELF and Mach-O, the
 	// formats read here, it adds 0. --dwp and --dia are accepted and have

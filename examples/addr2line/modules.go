@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"debug/elf"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -52,6 +53,7 @@ type moduleCache struct {
 	debugDirs   []string // --debug-file-directory, for BUILDID:HEX modules
 	net         *debuginfod.Client
 	mods        map[string]*module
+	order       []string // module names in the order of their first request
 }
 
 // get returns the module called name and the error to report now (nil
@@ -60,6 +62,7 @@ func (c *moduleCache) get(name string) (*module, error) {
 	if m, ok := c.mods[name]; ok {
 		return m, nil
 	}
+	c.order = append(c.order, name)
 	m := &module{}
 	path, arch := splitArch(name, c.defaultArch)
 	if h, ok := strings.CutPrefix(path, buildIDPrefix); ok {
@@ -215,4 +218,33 @@ func (s *session) fileName(compDir, file string) string {
 		return relative(compDir, file)
 	}
 	return file
+}
+
+// identityRecord is one line of --identity: the module as the requests
+// named it, and its identity record or why it did not open.
+type identityRecord struct {
+	Module string `json:"module"`
+	*symbolize.Identity
+	Error string `json:"error,omitempty"`
+}
+
+// writeIdentities writes one JSON identity record a line for each module
+// used, in the order of first use.
+func (c *moduleCache) writeIdentities(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	for _, name := range c.order {
+		m := c.mods[name]
+		rec := identityRecord{Module: name}
+		if m.bin == nil {
+			rec.Error = m.err.Error()
+		} else if id, err := m.bin.Identity(); err != nil {
+			rec.Error = err.Error()
+		} else {
+			rec.Identity = &id
+		}
+		if err := enc.Encode(rec); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -22,6 +22,7 @@ const (
 	optBasenames
 	optDebugFileDirectory
 	optDebugFileSymbols // ours: not an llvm-symbolizer option
+	optIdentity         // ours: print identity records (see main.go)
 	optDebuginfod       // --debuginfod: not in LLVM 14 (see main.go)
 	optNoDebuginfod     // --no-debuginfod: likewise
 	optDefaultArch
@@ -105,6 +106,7 @@ var options = func() []optSpec {
 		{"--", "functions=", kindJoined, optFunctionsEq},
 		{"-", "f=", kindJoined, optFunctionsEq},
 		{"--", "help", kindFlag, optHelp},
+		{"--", "identity", kindFlag, optIdentity},
 		{"-", "h", kindFlag, optHelp},
 		{"--", "inlines", kindFlag, optInlines},
 		{"-", "i", kindFlag, optInlines},
