@@ -67,14 +67,13 @@ type SplitUnitError struct {
 }
 
 func (e *SplitUnitError) Error() string {
-	where := e.Path
-	if where == "" {
-		where = e.DWOName
-	}
 	if e.DWOName == "" {
-		return fmt.Sprintf("symbolize: DWARF package %s: %v", where, e.Err)
+		return fmt.Sprintf("symbolize: DWARF package %s: %v", e.Path, e.Err)
 	}
-	return fmt.Sprintf("symbolize: split unit %s (dwo_id %#x): %v", where, e.DWOID, e.Err)
+	if e.Path == "" {
+		return fmt.Sprintf("symbolize: split unit %s (dwo_id %#x): %v", e.DWOName, e.DWOID, e.Err)
+	}
+	return fmt.Sprintf("symbolize: split unit %s (dwo_id %#x) in %s: %v", e.DWOName, e.DWOID, e.Path, e.Err)
 }
 
 // Unwrap returns the cause.

@@ -15,9 +15,14 @@ package symbolize_test
 
 import (
 	"bytes"
+	"context"
+	"debug/elf"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
+	"iter"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -27,6 +32,8 @@ import (
 	"testing"
 
 	"github.com/symbolize-go/symbolize"
+	"github.com/symbolize-go/symbolize/elfx"
+	"github.com/symbolize-go/symbolize/locate"
 )
 
 // splitVariants are the split builds and their non-split twins in elf/
@@ -385,4 +392,263 @@ func TestSplitIdentity(t *testing.T) {
 			t.Errorf("%s: %d files, last %+v; want %s found %q", tc.role, n, f, want, tc.how)
 		}
 	}
+}
+
+// TestSplitBadPackage corrupts the index of gcc-dwarf5.dwp: each bad slot
+// or row costs its own unit, whose skeleton then answers exactly as it
+// does when that unit's .dwo is missing, and is a *SplitUnitError in
+// Warnings; the other units answer in full. An index that is unusable as a
+// whole refuses the package (a *SplitUnitError without a unit), and the
+// .dwo files answer instead.
+func TestSplitBadPackage(t *testing.T) {
+	const v = "gcc-dwarf5"
+	bin := filepath.Join("testdata/split", v, "calc")
+	pkg, err := os.ReadFile(filepath.Join("testdata/split", v+".dwp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ef, err := elf.NewFile(bytes.NewReader(pkg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec := ef.Section(".debug_cu_index")
+	idx := pkg[sec.Offset : sec.Offset+sec.Size]
+	slots := int(binary.LittleEndian.Uint32(idx[12:]))
+	units := int(binary.LittleEndian.Uint32(idx[8:]))
+	cols := int(binary.LittleEndian.Uint32(idx[4:]))
+	sigAt := func(idx []byte, i int) []byte { return idx[16+8*i:] }
+	rowAt := func(idx []byte, i int) []byte { return idx[16+8*slots+4*i:] }
+
+	// The unit to break: the one in stats.dwo (dwo_id at offset 12 of a
+	// DWARF 5 split unit header), and its slot.
+	statsDWO, err := elf.Open(filepath.Join("testdata/split", v, "stats.dwo"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, _ := statsDWO.Section(".debug_info.dwo").Data()
+	statsDWO.Close()
+	id := binary.LittleEndian.Uint64(info[12:])
+	slot := -1
+	for i := range slots {
+		if binary.LittleEndian.Uint32(rowAt(idx, i)) != 0 && binary.LittleEndian.Uint64(sigAt(idx, i)) == id {
+			slot = i
+		}
+	}
+	if slot < 0 {
+		t.Fatalf("dwo_id %#x not in the index", id)
+	}
+	row := int(binary.LittleEndian.Uint32(rowAt(idx, slot)))
+
+	addrs := sampleAddrs(t, bin)
+	if testing.Short() {
+		addrs = addrs[:500]
+	}
+	answers := func(path string, o symbolize.Options) ([][]refFrame, []error) {
+		o.Inlines = true
+		b, err := symbolize.Open(path, &o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Close()
+		return framesOf(t, b, addrs), b.Warnings()
+	}
+	full, _ := answers(bin, symbolize.Options{DWP: filepath.Join("testdata/split", v+".dwp")})
+	// The same with stats.dwo missing.
+	dir := t.TempDir()
+	for _, f := range []string{"calc", "lexer.dwo", "main.dwo", "parser.dwo", "table.dwo"} {
+		copyInto(t, filepath.Join("testdata/split", v, f), filepath.Join(dir, f))
+	}
+	noStats, _ := answers(filepath.Join(dir, "calc"), symbolize.Options{})
+	differ := 0
+	for i := range addrs {
+		if !slices.Equal(full[i], noStats[i]) {
+			differ++
+		}
+	}
+	if differ == 0 {
+		t.Fatal("stats.dwo answers no sampled address")
+	}
+
+	for _, tc := range []struct {
+		name  string
+		patch func(idx []byte)
+		want  [][]refFrame // nil: the unit of stats.dwo fails
+		err   error
+	}{
+		{"row past unit_count", func(idx []byte) { binary.LittleEndian.PutUint32(rowAt(idx, slot), uint32(units+7)) }, nil, symbolize.ErrFormat},
+		{"row named twice", func(idx []byte) {
+			// stats' slot names the row of the unit in the next used
+			// slot, which comes first in slot order.
+			for i := slot - 1; i >= 0; i-- {
+				if r := binary.LittleEndian.Uint32(rowAt(idx, i)); r != 0 {
+					binary.LittleEndian.PutUint32(rowAt(idx, slot), r)
+					return
+				}
+			}
+			t.Fatal("stats' slot is the first used")
+		}, nil, symbolize.ErrFormat},
+		{"dwo_id matches nothing", func(idx []byte) { binary.LittleEndian.PutUint64(sigAt(idx, slot), id^0x8000_0000_0000_0000) }, nil, nil},
+		{"INFO contribution past the section", func(idx []byte) {
+			off := 16 + 12*slots + 4*cols + 4*cols*(row-1) // row's INFO offset (column 0)
+			binary.LittleEndian.PutUint32(idx[off:], 0xfff0_0000)
+		}, nil, symbolize.ErrTruncated},
+		{"version 9: the package is refused", func(idx []byte) { binary.LittleEndian.PutUint16(idx, 9) }, full, symbolize.ErrUnsupportedVersion},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bad := bytes.Clone(pkg)
+			tc.patch(bad[sec.Offset : sec.Offset+sec.Size])
+			// The binary stays in testdata (so its .dwo files are beside
+			// it), the package is given.
+			path := filepath.Join(t.TempDir(), "bad.dwp")
+			if err := os.WriteFile(path, bad, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got, warns := answers(bin, symbolize.Options{DWP: path})
+			want := tc.want
+			if want == nil {
+				want = noStats
+			}
+			n := 0
+			for i := range addrs {
+				if !slices.Equal(got[i], want[i]) {
+					t.Errorf("%#x: %+v\nwant %+v", addrs[i], got[i], want[i])
+				} else {
+					n++
+				}
+			}
+			t.Logf("%d/%d addresses as expected; warnings %v", n, len(addrs), warns)
+			if len(warns) != 1 {
+				t.Fatalf("warnings %v, want one", warns)
+			}
+			var se *symbolize.SplitUnitError
+			if !errors.As(warns[0], &se) {
+				t.Fatalf("%v is not a *SplitUnitError", warns[0])
+			}
+			switch {
+			case tc.want != nil && se.DWOName != "":
+				t.Errorf("%v names a unit; want the package refused", se)
+			case tc.want == nil && (se.DWOID != id || !strings.HasSuffix(se.DWOName, "/stats.dwo")):
+				t.Errorf("%v is not about stats.dwo", se)
+			case tc.err == nil && !errors.Is(se, symbolize.ErrDWOIDMismatch):
+				t.Errorf("%v: want ErrDWOIDMismatch", se)
+			case tc.err != nil && !errors.Is(se, tc.err):
+				t.Errorf("%v: want %v", se, tc.err)
+			}
+			var de *symbolize.DecodeError
+			if tc.err != nil && (!errors.As(se, &de) || de.Section == "") {
+				t.Errorf("%v holds no *DecodeError naming a section", se)
+			}
+		})
+	}
+}
+
+// splitFiles is a Locator serving a package and .dwo files from memory
+// (by base name), for FuzzSplit.
+type splitFiles struct {
+	dwp  []byte
+	dwos map[string][]byte
+}
+
+func (l splitFiles) Locate(_ context.Context, k locate.Key) iter.Seq2[*locate.File, error] {
+	return func(yield func(*locate.File, error) bool) {
+		switch {
+		case k.Kind == locate.KindDWP && l.dwp != nil:
+			yield(locate.NewBytes("fuzz.dwp", locate.HowGiven, l.dwp), nil)
+		case k.Kind == locate.KindDWO && l.dwos[filepath.Base(k.Name)] != nil:
+			yield(locate.NewBytes(k.Name, locate.HowCompDir, l.dwos[filepath.Base(k.Name)]), nil)
+		}
+	}
+}
+
+// FuzzSplit feeds corrupt split units through symbolization: a variant's
+// package, or its stats.dwo, with bytes of one of its sections overwritten
+// (the section chosen by index, the offset within it) and the file maybe
+// cut short, served from memory to the binary of that variant; lookups
+// over every unit. Nothing may panic or hang, and every problem is a
+// *SplitUnitError.
+func FuzzSplit(f *testing.F) {
+	type base struct {
+		bin  []byte
+		dwp  []byte
+		dwos map[string][]byte
+		pcs  []uint64
+	}
+	var bases []base
+	for _, v := range splitVariants {
+		dir := filepath.Join("testdata/split", v.name)
+		b := base{bin: mustReadSplit(f, filepath.Join(dir, "calc")), dwp: mustReadSplit(f, dir+".dwp"), dwos: map[string][]byte{}}
+		for _, n := range []string{"lexer", "main", "parser", "stats", "table"} {
+			b.dwos[n+".dwo"] = mustReadSplit(f, filepath.Join(dir, n+".dwo"))
+		}
+		ef, err := elf.NewFile(bytes.NewReader(b.bin))
+		if err != nil {
+			f.Fatal(err)
+		}
+		syms, _ := ef.Symbols()
+		for _, s := range syms {
+			if elf.ST_TYPE(s.Info) == elf.STT_FUNC && s.Size > 0 {
+				b.pcs = append(b.pcs, s.Value+s.Size/2)
+			}
+		}
+		bases = append(bases, b)
+	}
+	for i := range bases {
+		for sec := range uint8(len(dwoFuzzSections)) {
+			f.Add(uint8(i), false, sec, uint32(0), []byte{0xff, 0xff, 0xff, 0xff}, uint32(0))
+			f.Add(uint8(i), true, sec, uint32(12), []byte{0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 1}, uint32(0))
+		}
+	}
+	f.Fuzz(func(t *testing.T, which uint8, pkg bool, sec uint8, at uint32, patch []byte, keep uint32) {
+		b := bases[int(which)%len(bases)]
+		file := b.dwos["stats.dwo"]
+		if pkg {
+			file = b.dwp
+		}
+		file = slices.Clone(file)
+		ef, err := elf.NewFile(bytes.NewReader(file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := ef.Section(dwoFuzzSections[int(sec)%len(dwoFuzzSections)]); s != nil && s.Size > 0 {
+			copy(file[s.Offset+uint64(at)%s.Size:s.Offset+s.Size], patch)
+		}
+		if keep != 0 {
+			file = file[:int(keep)%len(file)]
+		}
+		loc := splitFiles{dwos: map[string][]byte{}}
+		if pkg {
+			loc.dwp = file
+		} else {
+			maps.Copy(loc.dwos, b.dwos)
+			loc.dwos["stats.dwo"] = file
+		}
+		o := &symbolize.Options{Inlines: true, DWP: "fuzz.dwp", Debug: &elfx.DebugOptions{Locator: loc}}
+		bin, err := symbolize.NewBytes(b.bin, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer bin.Close()
+		var fr []symbolize.Frame
+		for _, pc := range b.pcs {
+			fr, _ = bin.AppendFrames(fr[:0], pc)
+		}
+		for _, w := range bin.Warnings() {
+			var se *symbolize.SplitUnitError
+			if !errors.As(w, &se) {
+				t.Errorf("warning %v is not a *SplitUnitError", w)
+			}
+		}
+	})
+}
+
+// dwoFuzzSections are the sections FuzzSplit patches.
+var dwoFuzzSections = []string{".debug_cu_index", ".debug_info.dwo", ".debug_abbrev.dwo", ".debug_str_offsets.dwo",
+	".debug_rnglists.dwo", ".debug_str.dwo", ".shstrtab"}
+
+func mustReadSplit(tb testing.TB, path string) []byte {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		tb.Skip(err)
+	}
+	return data
 }

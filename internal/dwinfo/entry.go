@@ -147,7 +147,13 @@ func (d *Data) loadUnit(u *Unit, split *SplitBases) error {
 		ri.AddrBase = split.AddrBase
 		ri.StrOffsetsBase, ri.RnglistsBase, ri.LoclistsBase = split.StrOffsets, split.RangesBase, split.Loclists
 		if u.Version >= 5 {
-			lh := u.offSize() + 8 // unit_length, version, address_size, segment_selector_size, offset_entry_count
+			// unit_length (4, or 12 in DWARF64), version,
+			// address_size, segment_selector_size,
+			// offset_entry_count.
+			lh := uint64(12)
+			if u.Dwarf64 {
+				lh = 20
+			}
 			ri.StrOffsetsBase += 2 * u.offSize()
 			ri.RnglistsBase = split.Rnglists + lh
 			ri.LoclistsBase += lh
