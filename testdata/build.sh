@@ -283,6 +283,50 @@ split_cc gcc-dwarf4 gcc "" -- -O2 -gdwarf-4
 split_cc clang-dwarf5 clang-14 "-fuse-ld=lld" -- -O2 -gdwarf-5
 rm -rf "$SPLIT_W"
 
+# --- Relocatable objects (obj/) --------------------------------------------------
+# ET_REL files, as a .o or a kernel module is: debug sections whose addresses
+# and section offsets are relocations still to apply (RELA on most targets,
+# REL on i386 and ARM; RISC-V's linker relaxation makes clang write code
+# differences as ADD/SUB pairs), and every section at address 0, so that
+# .text, .text.unlikely (a cold function) and .init.text (an __init-like
+# function) overlap. One header-free source (src/reloc/), because the cross
+# targets have no sysroot here. They live apart from elf/, like frame/ and
+# split/: the tests walking elf/ do not take them on.
+
+OBJ_OUT=$(dirname "$ELF_OUT")/obj
+rm -rf "$OBJ_OUT"
+mkdir -p "$OBJ_OUT"
+OBJ_SRC=src/reloc/reloc.c
+OBJ_COMMON=(-c -O2 -Wall -Wextra "$MAP" -frandom-seed=symbolize)
+
+# obj NAME TOOL FLAGS...: compiles OBJ_SRC into obj/NAME without linking.
+obj() {
+	local name=$1 tool=$2 ver
+	shift 2
+	case $tool in
+	gcc) ver=$GCC_VER ;;
+	clang-14) ver=$CLANG_VER ;;
+	esac
+	"$tool" "${OBJ_COMMON[@]}" "$@" -o "$OBJ_OUT/$name" "$OBJ_SRC"
+	META[$name]="$ver	$tool -c -O2 $* $OBJ_SRC (compiled only: no -Wl flags)"
+}
+
+obj reloc-x86_64-clang14-dwarf5.o clang-14 --target=x86_64-linux-gnu -gdwarf-5
+obj reloc-x86_64-clang14-dwarf4.o clang-14 --target=x86_64-linux-gnu -gdwarf-4
+obj reloc-x86_64-clang14-sections.o clang-14 --target=x86_64-linux-gnu -gdwarf-5 -ffunction-sections -fdata-sections
+obj reloc-x86_64-clang14-gz.o clang-14 --target=x86_64-linux-gnu -gdwarf-5 -gz=zlib
+obj reloc-x86_64-gcc-dwarf5.o gcc -gdwarf-5
+obj reloc-x86_64-gcc-dwarf4.o gcc -gdwarf-4
+obj reloc-i386-clang14-dwarf5.o clang-14 --target=i386-linux-gnu -gdwarf-5
+obj reloc-aarch64-clang14-dwarf5.o clang-14 --target=aarch64-linux-gnu -gdwarf-5
+obj reloc-aarch64-clang14-dwarf4.o clang-14 --target=aarch64-linux-gnu -gdwarf-4
+obj reloc-armv7a-clang14-dwarf5.o clang-14 --target=armv7a-linux-gnueabihf -gdwarf-5
+obj reloc-ppc64le-clang14-dwarf5.o clang-14 --target=powerpc64le-linux-gnu -gdwarf-5
+obj reloc-ppc64-clang14-dwarf4.o clang-14 --target=powerpc64-linux-gnu -gdwarf-4
+obj reloc-riscv64-clang14-dwarf5.o clang-14 --target=riscv64-linux-gnu -gdwarf-5
+obj reloc-riscv64-clang14-dwarf4.o clang-14 --target=riscv64-linux-gnu -gdwarf-4
+obj reloc-s390x-clang14-dwarf5.o clang-14 --target=s390x-linux-gnu -gdwarf-5
+
 # --- MANIFEST -------------------------------------------------------------------
 
 manifest() {
@@ -291,7 +335,7 @@ manifest() {
 	echo "# All C/C++ builds also use: ${COMMON[*]/$TD/<testdata>}"
 	echo "# SOURCE_DATE_EPOCH=$SOURCE_DATE_EPOCH"
 	local f rel dir
-	for dir in "$OUT" "$FRAME_OUT" "$SPLIT_OUT"; do
+	for dir in "$OUT" "$FRAME_OUT" "$SPLIT_OUT" "$OBJ_OUT"; do
 		while IFS= read -r f; do
 			rel=${f#"$dir"/}
 			if [[ -z ${META[$rel]+x} ]]; then
