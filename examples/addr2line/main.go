@@ -53,8 +53,10 @@
 //	                                     (default on; the last of the two wins)
 //	--default-arch=ARCH                  the slice of Mach-O universal files (also FILE:ARCH)
 //	--dsym-hint=PATH.dSYM                a dSYM bundle to try for Mach-O files (repeatable)
-//	--dwp=FILE, --dia                    accepted and ignored: split DWARF and PDB are not read
-//	                                     (LLVM 14 also ignores --dia off Windows)
+//	--dwp=FILE                           the DWARF package of split-DWARF binaries, instead of
+//	                                     BINARY.dwp
+//	--dia                                accepted and ignored: PDB is not read (LLVM 14 also
+//	                                     ignores it off Windows)
 //	--identity                           instead of the answers, print for each module used a
 //	                                     JSON identity record: format, arch, build ID or UUID, and
 //	                                     each file that answered, how it was found, its SHA-256
@@ -248,7 +250,8 @@ Debug files:
   --debug-file-symbols               name frames from a stripped binary's debug-file .symtab
                                      (not what llvm-symbolizer prints)
   --identity                         print each module's identity record (JSON) instead of answers
-  --dwp=FILE, --dia                  accepted and ignored (split DWARF and PDB are not read)
+  --dwp=FILE                         the DWARF package of split-DWARF binaries (else BINARY.dwp)
+  --dia                              accepted and ignored (PDB is not read)
 Other:
   --help, -h / --version, -v
   @FILE                              read options from FILE; so does $LLVM_SYMBOLIZER_OPTS
@@ -281,6 +284,7 @@ type config struct {
 	defaultArch  string
 	dsymHints    []string
 	debugSyms    bool     // --debug-file-symbols
+	dwp          string   // --dwp
 	identity     bool     // --identity: print identity records instead of answers
 	debuginfod   int8     // 1: --debuginfod, -1: --no-debuginfod (the last given), 0: neither (on)
 	help         bool     // --help: print the usage and stop
@@ -404,9 +408,9 @@ func parseArgs(args []string, addr2line bool) (*config, error) {
 	cfg.identity = has[optIdentity]
 	// --relative-address makes LLVM 14 add the image's preferred base,
 	// which it reads from COFF headers only: for ELF and Mach-O, the
-	// formats read here, it adds 0. --dwp and --dia are accepted and have
-	// no effect: the library reads no split DWARF and no PDB, and LLVM 14
-	// ignores --dia off Windows.
+	// formats read here, it adds 0. --dia is accepted and has no effect:
+	// the library reads no PDB, and LLVM 14 ignores it off Windows.
+	cfg.dwp = last[optDWP]
 	hints := cfg.dsymHints
 	cfg.dsymHints = nil
 	for _, h := range hints {

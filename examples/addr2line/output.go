@@ -39,6 +39,7 @@ func newSession(cfg *config, net *debuginfod.Client, stdout, stderr io.Writer) *
 
 		DebugFileSymbols: cfg.debugSyms,
 		UntagSymbols:     cfg.untag,
+		DWP:              cfg.dwp,
 	}
 	if cfg.debugDirs != nil || cfg.fallbackDir != "" || net != nil {
 		opts.Debug = &elfx.DebugOptions{Locator: llvmLocator{buildIDDirs: cfg.debugDirs, linkDir: cfg.fallbackDir, net: net}}
