@@ -136,22 +136,7 @@ var sanPrograms = []sanProgram{
 }
 
 // sanKnownDiffs are the sanitizer cases' known differences.
-var sanKnownDiffs = []knownDiff{
-	// github.com/ianlancetaylor/demangle (v0.0.0-20260724033716) counts the
-	// name a of an unresolved name "sr 1a I...E" as a substitution
-	// candidate; llvm-cxxfilt-14 and c++filt do not, so every later S<n>_
-	// is off by one: _Z1rIiEN1eIXsr1aIT_EE1vES1_E1tEv is e<a<int>::v,
-	// a>::t r<int>() for it, e<a<int>::v, int>::t r<int>() for them.
-	// libstdc++'s std::__invoke_r, whose enable_if holds
-	// "sr6__and_I...E5value", shows it: its return type and parameters come
-	// out wrong. It is the linkage name of a frame inlined into
-	// std::function's _M_invoke, so only inline frames show it here.
-	{
-		test: "TestSanitizers/asan-c++/strlen-wild/inline=1",
-		ours: "std::enable_if<__and_<std::__not_<std::is_void<bool> >, std::is_convertible<std::__invoke_result<(anonymous namespace)::sort_entries(int)::$_0&, (anonymous namespace)::Entry const&, (anonymous namespace)::Entry const&>::type, std::is_void> >::value, std::is_void>::type std::__invoke_r<bool, (anonymous namespace)::sort_entries(int)::$_0&, (anonymous namespace)::Entry const&, (anonymous namespace)::Entry const&>(std::__invoke_result&&, (anonymous namespace)::sort_entries(int)::$_0&)",
-		llvm: "std::enable_if<__and_<std::__not_<std::is_void<bool> >, std::is_convertible<std::__invoke_result<(anonymous namespace)::sort_entries(int)::$_0&, (anonymous namespace)::Entry const&, (anonymous namespace)::Entry const&>::type, bool> >::value, bool>::type std::__invoke_r<bool, (anonymous namespace)::sort_entries(int)::$_0&, (anonymous namespace)::Entry const&, (anonymous namespace)::Entry const&>((anonymous namespace)::sort_entries(int)::$_0&, (anonymous namespace)::Entry const&, (anonymous namespace)::Entry const&)",
-	},
-}
+var sanKnownDiffs = []knownDiff{}
 
 // shadowRowRE matches a row of ASan's shadow memory dump. The rows show
 // the shadow bytes around the bad address, whose position in the dump

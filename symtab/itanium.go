@@ -23,8 +23,8 @@ import (
 // name's length.
 
 // maxParseDepth bounds the parser's recursion. Real names nest a few dozen
-// levels.
-const maxParseDepth = 1024
+// levels; LLVM 14 has no bound but its stack.
+const maxParseDepth = 4096
 
 // tplList is one level of template arguments that T<n>_ refers to.
 type tplList struct{ args []*inode }
@@ -71,6 +71,18 @@ const noLevel = math.MaxUint64
 // ok is false where LLVM fails (and prints the name as it is) or where a
 // bound is hit.
 func demangleItanium(name string) (out string, ok bool) {
+	out, st := demangleItaniumStatus(name)
+	return out, st == itaniumOK
+}
+
+// Outcomes of demangleItaniumStatus.
+const (
+	itaniumOK      = iota
+	itaniumInvalid // LLVM 14 rejects the name too
+	itaniumBounded // a bound of ours was hit; LLVM 14 may have printed it
+)
+
+func demangleItaniumStatus(name string) (string, int) {
 	// LLVM reads the name as a C string.
 	if i := strings.IndexByte(name, 0); i >= 0 {
 		name = name[:i]
@@ -80,16 +92,19 @@ func demangleItanium(name string) (out string, ok bool) {
 	p := &d.p
 	p.reset(name)
 	root := p.parse()
-	if root == nil || p.failed {
-		return "", false
+	switch {
+	case p.failed:
+		return "", itaniumBounded
+	case root == nil:
+		return "", itaniumInvalid
 	}
 	pr := &d.pr
 	*pr = iprinter{buf: pr.buf[:0], packIndex: packNone, packMax: packNone}
 	pr.print(root)
 	if pr.failed {
-		return "", false
+		return "", itaniumBounded
 	}
-	return string(pr.buf), true
+	return string(pr.buf), itaniumOK
 }
 
 // idemangler is a parser and a printer, kept in demanglerPool so that a

@@ -179,7 +179,7 @@ func (n *inode) baseName() string {
 const (
 	maxItaniumOutput = 1 << maxDemangled // bytes
 	maxPrintSteps    = 1 << 23           // node visits
-	maxPrintDepth    = 4096              // nested visits
+	maxPrintDepth    = 8192              // nested visits
 )
 
 // packNone is LLVM's "no pack being expanded" (UINT_MAX).
