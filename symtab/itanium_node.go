@@ -155,7 +155,7 @@ type inode struct {
 // tag, an unnamed type, a closure) have none, which is why LLVM 14 prints
 // "'unnamed'::~()" and "failure[abi:cxx11]::~()".
 func (n *inode) baseName() string {
-	for depth := 0; depth < 64; depth++ {
+	for depth := 0; depth < maxPrintDepth; depth++ {
 		switch n.kind {
 		case kNameType:
 			return n.s
@@ -353,28 +353,28 @@ func (p *iprinter) slow(n *inode, q int) bool {
 }
 
 // syntaxNode digs through packs and forward references to the node that
-// prints (LLVM's getSyntaxNode).
+// prints (LLVM's getSyntaxNode). A forward reference met again while its
+// own target is being dug through stands for itself.
 func (p *iprinter) syntaxNode(n *inode) *inode {
-	for i := 0; i < maxPrintDepth; i++ {
-		switch n.kind {
-		case kParameterPack:
-			e := p.packElem(n)
-			if e == nil {
-				return n
-			}
-			n = e
-		case kForwardTemplateReference:
-			if n.printing || n.a == nil {
-				return n
-			}
-			// LLVM sets Printing only while it recurses; the loop
-			// needs no guard but the bound.
-			n = n.a
-		default:
+	if !p.enter() {
+		p.leave()
+		return n
+	}
+	defer p.leave()
+	switch n.kind {
+	case kParameterPack:
+		if e := p.packElem(n); e != nil {
+			return p.syntaxNode(e)
+		}
+	case kForwardTemplateReference:
+		if n.printing || n.a == nil {
 			return n
 		}
+		n.printing = true
+		r := p.syntaxNode(n.a)
+		n.printing = false
+		return r
 	}
-	p.failed = true
 	return n
 }
 
