@@ -133,6 +133,12 @@ func TestItaniumLLVMCases(t *testing.T) {
 		{"_Z1fILd4000000000000000EEvv", "void f<0x1p+1>()"},
 		{"_Z1fILe3fffc000000000000000EEvv", "void f<0xcp-3L>()"},
 		{"_Z1fIL1E3EEvv", "void f<(E)3>()"},
+		// A conversion operator's type refers forward to the template
+		// arguments after it, here to itself (bad input LLVM 14 prints
+		// without looping).
+		{"_ZN1AcvT_IS0_EEv", "A::operator <>()"},
+		{"_ZN1AcvPT_IS1_EEv", "A::operator **<**>()"},
+		{"_ZN1AcvRT_IS2_EEv", "A::operator A::operator &<A::operator A::operator &>()"},
 		// Not Itanium for LLVM 14.
 		{"_ZGTtnam", "_ZGTtnam"},
 		{"__Z3foov", "__Z3foov"},
