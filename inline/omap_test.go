@@ -100,8 +100,11 @@ func TestOmapMatchesModel(t *testing.T) {
 func FuzzAddrMap(f *testing.F) {
 	f.Add([]byte{10, 20, 12, 15, 11, 30, 5, 6})
 	f.Fuzz(func(t *testing.T, b []byte) {
+		// Longer inputs are not cut but ignored: bytes that change
+		// nothing would still be minimized (at a cost quadratic in the
+		// input's length) with every input that finds new coverage.
 		if len(b) > 400 {
-			b = b[:400]
+			return
 		}
 		var ops [][2]uint64
 		for i := 0; i+1 < len(b); i += 2 {
