@@ -157,7 +157,8 @@ func openDWO(lf *locate.File, pkg bool) (*dwoFile, error) {
 type splitter struct {
 	loc     locate.Locator
 	ctx     context.Context
-	from    string // the binary: .dwo files beside it, BINARY.dwp
+	from    string // the binary: .dwo files beside it
+	dwpFrom string // the file holding the skeletons, whose name + ".dwp" is the package
 	dwpName string // Options.DWP
 	// The skeleton file's .debug_addr and .debug_ranges, which split
 	// units read their addresses and (DWARF 4) ranges from.
@@ -178,10 +179,20 @@ type splitter struct {
 // newSplitter returns the splitter of m, the module of an ELF binary's
 // DWARF (split DWARF exists only there); nil for other sources.
 func (b *Binary) newSplitter(m *dwarfModule) *splitter {
-	if _, ok := b.src.(*elfSource); !ok || m == nil {
+	es, ok := b.src.(*elfSource)
+	if !ok || m == nil {
 		return nil
 	}
-	return &splitter{loc: b.opts.locator(), ctx: b.opts.context(), from: b.path, dwpName: b.opts.DWP,
+	// LLVM looks for the package beside the file it reads the DWARF of
+	// (DWARFContext::getDWOContext): the separate debug file's, when the
+	// skeletons are there.
+	dwpFrom := b.path
+	if es.dbg != nil {
+		if lf := es.dbg.Located(); lf != nil {
+			dwpFrom = lf.Path
+		}
+	}
+	return &splitter{loc: b.opts.locator(), ctx: b.opts.context(), from: b.path, dwpFrom: dwpFrom, dwpName: b.opts.DWP,
 		addr: m.addr, ranges: m.ranges, warns: &b.warns, skeletonBase: b.opts.SplitBaseFromSkeleton,
 		contribute: func(role string, d *dwoFile) { b.contribute(role, d.path, d.how, nil, nil, d.f.WriteTo) }}
 }
@@ -291,11 +302,12 @@ func (sp *splitter) keep(path string, d *dwoFile) {
 }
 
 // pack returns the DWARF package, found on first use: Options.DWP, else
-// BINARY.dwp (locate.KindDWP). A package that does not open is reported
+// BINARY.dwp (locate.KindDWP), or DEBUGFILE.dwp for the skeletons of a
+// separate debug file, as LLVM names it. A package that does not open is reported
 // once and not used (the .dwo files are looked for instead).
 func (sp *splitter) pack() *dwoFile {
 	sp.pkgOnce.Do(func() {
-		k := locate.Key{Kind: locate.KindDWP, From: sp.from, Name: sp.dwpName}
+		k := locate.Key{Kind: locate.KindDWP, From: sp.dwpFrom, Name: sp.dwpName}
 		if k.From == "" && k.Name == "" {
 			return
 		}

@@ -652,3 +652,88 @@ func mustReadSplit(tb testing.TB, path string) []byte {
 	}
 	return data
 }
+
+// BenchmarkSplitCold is the cold one-address answer (Open, one
+// AppendFrames with inlines, Close) inside compute_stats, on each split
+// build (its .dwo files beside it, or its package given) and on its
+// non-split twin. BENCHMARKS.md records the ratios.
+func BenchmarkSplitCold(b *testing.B) {
+	for _, v := range splitVariants {
+		split := filepath.Join("testdata/split", v.name, "calc")
+		ef, err := elf.Open(split)
+		if err != nil {
+			b.Skip(err)
+		}
+		syms, _ := ef.Symbols()
+		ef.Close()
+		var pc uint64
+		for _, s := range syms {
+			if s.Name == "compute_stats" {
+				pc = s.Value + s.Size/2
+			}
+		}
+		for _, c := range []struct {
+			name, path string
+			o          symbolize.Options
+		}{
+			{"twin", filepath.Join("testdata/elf", v.twin), symbolize.Options{}},
+			{"dwo", split, symbolize.Options{}},
+			{"dwp", split, symbolize.Options{DWP: filepath.Join("testdata/split", v.name+".dwp")}},
+		} {
+			b.Run(v.name+"/"+c.name, func(b *testing.B) {
+				o := c.o
+				o.Inlines = true
+				b.ReportAllocs()
+				for b.Loop() {
+					bin, err := symbolize.Open(c.path, &o)
+					if err != nil {
+						b.Fatal(err)
+					}
+					fr, err := bin.AppendFrames(nil, pc)
+					if err != nil || len(fr) == 0 || fr[0].Line == 0 {
+						b.Fatalf("%#x: %+v, %v", pc, fr, err)
+					}
+					bin.Close()
+				}
+			})
+		}
+	}
+}
+
+// TestSplitDebugFilePackage: a binary stripped of its DWARF keeps its
+// skeletons in its separate debug file (found by .gnu_debuglink), and the
+// package is looked for beside that file, as DEBUGFILE.dwp, as
+// llvm-symbolizer-14 looks for it; every field of every sampled address
+// agrees with it, inlines on and off.
+func TestSplitDebugFilePackage(t *testing.T) {
+	llvm, err := exec.LookPath("llvm-symbolizer-14")
+	if err != nil {
+		t.Skip("llvm-symbolizer-14 not installed")
+	}
+	dir := t.TempDir()
+	src := "testdata/split/gcc-dwarf5-stripped"
+	copyInto(t, filepath.Join(src, "calc"), filepath.Join(dir, "calc"))
+	copyInto(t, filepath.Join(src, "calc.debug"), filepath.Join(dir, "calc.debug"))
+	copyInto(t, "testdata/split/gcc-dwarf5.dwp", filepath.Join(dir, "calc.debug.dwp"))
+	bin := filepath.Join(dir, "calc")
+	ex := newRefExcuses(nil)
+	eachInlineMode(t, sampleAddrs(t, bin), func(t *testing.T, addrs []uint64, inlines bool, mode string) {
+		flag := "--no-inlines"
+		if inlines {
+			flag = "--inlines"
+		}
+		want := queryLLVM(t, llvm, []string{"--obj=" + bin, "--output-style=JSON", "--no-demangle", flag}, addrs)
+		b, err := symbolize.Open(bin, &symbolize.Options{Inlines: inlines})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Close()
+		compareRef(t, ex, "gcc-dwarf5-stripped", mode, addrs, want, framesOf(t, b, addrs))
+		if inlines {
+			checkInlined(t, want)
+		}
+		if w := b.Warnings(); len(w) > 0 {
+			t.Errorf("warnings: %v", w)
+		}
+	})
+}

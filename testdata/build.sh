@@ -146,7 +146,7 @@ cc libcalc-gcc-O2.so gcc -O2 -gdwarf-5 -fPIC -shared -Wl,-soname,libcalc.so.1 --
 # Legacy .zdebug_* sections (zlib-gnu) and, when binutils has it, zstd.
 objcopy --compress-debug-sections=zlib-gnu "$OUT/c-gcc-O2-dwarf5" "$OUT/c-gcc-O2-zdebug"
 derive c-gcc-O2-zdebug c-gcc-O2-dwarf5 "objcopy --compress-debug-sections=zlib-gnu"
-if objcopy --help | grep -q 'zstd'; then
+if objcopy --help | grep zstd >/dev/null; then
 	objcopy --compress-debug-sections=zstd "$OUT/c-gcc-O2-dwarf5" "$OUT/c-gcc-O2-zstd"
 	derive c-gcc-O2-zstd c-gcc-O2-dwarf5 "objcopy --compress-debug-sections=zstd"
 else
@@ -246,8 +246,8 @@ OUT=$ELF_OUT
 SPLIT_OUT=$(dirname "$ELF_OUT")/split
 rm -rf "$SPLIT_OUT"
 mkdir -p "$SPLIT_OUT"
-command -v llvm-dwp-14 >/dev/null || {
-	echo "build.sh: llvm-dwp-14 missing (package llvm-14)" >&2
+command -v llvm-dwp-14 >/dev/null && command -v setarch >/dev/null || {
+	echo "build.sh: llvm-dwp-14 (package llvm-14) or setarch (util-linux) missing" >&2
 	exit 1
 }
 SPLIT_W=$(mktemp -d)
@@ -266,15 +266,18 @@ split_cc() {
 	for s in "${C_SRCS[@]}"; do
 		local base
 		base=$(basename "$s" .c)
-		(cd "$SPLIT_W" && "$tool" "${SPLIT_COMMON[@]}" "$@" -gsplit-dwarf -c "$s" -o "split/$v/$base.o")
+		# gcc 12 derives the dwo_id of some units from addresses of its
+		# own memory: without address randomization they are the same
+		# from run to run.
+		(cd "$SPLIT_W" && setarch "$(uname -m)" -R "$tool" "${SPLIT_COMMON[@]}" "$@" -gsplit-dwarf -c "$s" -o "split/$v/$base.o")
 		objs+=("split/$v/$base.o")
 		cp "$SPLIT_W/split/$v/$base.dwo" "$SPLIT_OUT/$v/$base.dwo"
-		META[$v/$base.dwo]="$ver	$tool $* -gsplit-dwarf -c $s (the split unit of $v/calc)"
+		META[$v/$base.dwo]="$ver	setarch -R $tool $* -gsplit-dwarf -c $s (the split unit of $v/calc)"
 	done
 	# shellcheck disable=SC2086 # $link is a list of flags
 	(cd "$SPLIT_W" && "$tool" $link -Wl,--build-id=sha1 -o "split/$v/calc" "${objs[@]}" -lm)
 	cp "$SPLIT_W/split/$v/calc" "$SPLIT_OUT/$v/calc"
-	META[$v/calc]="$ver	$tool $* -gsplit-dwarf -c (each of ${C_SRCS[*]}), then $tool ${link:+$link }-Wl,--build-id=sha1 -lm"
+	META[$v/calc]="$ver	setarch -R $tool $* -gsplit-dwarf -c (each of ${C_SRCS[*]}), then $tool ${link:+$link }-Wl,--build-id=sha1 -lm"
 	(cd "$SPLIT_OUT/$v" && llvm-dwp-14 ./*.dwo -o "../$v.dwp")
 	META[$v.dwp]="$(llvm-dwp-14 --version | grep -m1 'LLVM version' | sed 's/^ *//')	llvm-dwp-14 $v/*.dwo"
 }
@@ -282,6 +285,15 @@ split_cc gcc-dwarf5 gcc "" -- -O2 -gdwarf-5
 split_cc gcc-dwarf4 gcc "" -- -O2 -gdwarf-4
 split_cc clang-dwarf5 clang-14 "-fuse-ld=lld" -- -O2 -gdwarf-5
 rm -rf "$SPLIT_W"
+# The gcc DWARF 5 build with its skeletons in a separate debug file
+# (strip --strip-debug keeps .symtab): LLVM looks for the package beside
+# the file it reads the DWARF of, as DEBUGFILE.dwp.
+mkdir -p "$SPLIT_OUT/gcc-dwarf5-stripped"
+objcopy --only-keep-debug "$SPLIT_OUT/gcc-dwarf5/calc" "$SPLIT_OUT/gcc-dwarf5-stripped/calc.debug"
+strip --strip-debug -o "$SPLIT_OUT/gcc-dwarf5-stripped/calc" "$SPLIT_OUT/gcc-dwarf5/calc"
+(cd "$SPLIT_OUT/gcc-dwarf5-stripped" && objcopy --add-gnu-debuglink=calc.debug calc)
+META[gcc-dwarf5-stripped/calc]="$BINUTILS_VER	strip --strip-debug; objcopy --add-gnu-debuglink=calc.debug (from gcc-dwarf5/calc)"
+META[gcc-dwarf5-stripped/calc.debug]="$BINUTILS_VER	objcopy --only-keep-debug (from gcc-dwarf5/calc)"
 
 # --- Relocatable objects (obj/) --------------------------------------------------
 # ET_REL files, as a .o or a kernel module is: debug sections whose addresses
