@@ -36,6 +36,20 @@ type dwarfModule struct {
 	// split finds the split units of skeleton units (split DWARF); nil
 	// where there are none to find (Mach-O).
 	split *splitter
+
+	// obj is the source when it is a relocatable object whose line
+	// tables answer per section (source.go); nil otherwise.
+	obj objectSource
+}
+
+// An objectSource may be a relocatable object (source.go), whose sections
+// all start at 0: lineSections gives its line tables' per-section lookup
+// (linetable.Options.SectionOf and PCSection), nil for other files, and
+// relocationErrs the relocations its debug sections read so far could not
+// take (elfx skips them).
+type objectSource interface {
+	lineSections() (sectionOf, pcSection func(uint64) uint32)
+	relocationErrs() []error
 }
 
 // The sections a module reads, as indexes into dwarfSections.
@@ -139,8 +153,17 @@ func loadModule(src sectionSource, pc uint64, warns *warnList) *dwarfModule {
 		secs.InfoPrefix, secs.InfoSize = lazy[secInfo].Fetch, lazy[secInfo].Size
 	}
 	d := dwinfo.New(secs, nil)
-	return &dwarfModule{data: d, index: dwinfo.NewIndex(d), line: lazy[secLine], info: lazy[secInfo],
+	m := &dwarfModule{data: d, index: dwinfo.NewIndex(d), line: lazy[secLine], info: lazy[secInfo],
 		lineStr: out[secLineStr], str: out[secStr], addr: out[secAddr], ranges: out[secRanges], big: big, warns: warns}
+	if obj, ok := src.(objectSource); ok {
+		if sectionOf, _ := obj.lineSections(); sectionOf != nil {
+			m.obj = obj
+		}
+		for _, err := range obj.relocationErrs() {
+			warns.add(err)
+		}
+	}
+	return m
 }
 
 // unitState is one compilation unit's lazily built lookup structures. The
@@ -247,6 +270,9 @@ func (s *dwarfModule) loadLines(us *unitState, off uint64) error {
 			b, err := u.String(dw.Value{Class: dw.ClassStrx, U: i})
 			return string(b), err
 		},
+	}
+	if s.obj != nil {
+		opts.SectionOf, opts.PCSection = s.obj.lineSections()
 	}
 	line, err := s.line.Unit(u.Root.StmtList)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"debug/elf"
 	"slices"
+	"sync"
 
 	"github.com/symbolize-go/symbolize/elfx"
 	"github.com/symbolize-go/symbolize/symtab"
@@ -45,6 +46,10 @@ type elfSource struct {
 	// debugSyms lets dbg's .symtab stand in for a stripped bin's
 	// (Options.DebugFileSymbols).
 	debugSyms bool
+
+	// For a relocatable object: lineSections' answer, made once.
+	objOnce              sync.Once
+	sectionOf, pcSection func(uint64) uint32
 }
 
 // dwarfFile is where the debug sections live: the separate debug file when
@@ -66,7 +71,8 @@ func (e *elfSource) dwarfSection(name string) ([]byte, error) {
 
 func (e *elfSource) lazySection(name string) (func(uint64) ([]byte, error), uint64, bool) {
 	s := e.dwarfFile().Section(name)
-	if s == nil || !s.HasData() || s.Compression == elfx.CompressNone {
+	// A relocatable object's debug sections are relocated whole.
+	if s == nil || !s.HasData() || s.Compression == elfx.CompressNone || s.Relocated() {
 		return nil, 0, false
 	}
 	return s.Prefix, s.Size, true
@@ -118,10 +124,13 @@ func readELFSymbols(f *elfx.File, dynamic bool) ([]symtab.Symbol, error) {
 }
 
 // codeRanges returns the ranges of an executable's or shared object's code
-// sections, or nil for relocatable objects (whose sections all start at 0)
-// and files without section headers.
+// sections, those of a relocatable object's as its addresses are read
+// (objectCodeRanges), or nil for files without section headers.
 func (e *elfSource) codeRanges() [][2]uint64 {
 	f := e.bin
+	if f.Type == elf.ET_REL {
+		return objectCodeRanges(f) // source.go, relocatable objects
+	}
 	if f.Type != elf.ET_EXEC && f.Type != elf.ET_DYN {
 		return nil
 	}
@@ -150,4 +159,122 @@ func (e *elfSource) close() error {
 		}
 	}
 	return err
+}
+
+// --- Relocatable objects (ET_REL) ------------------------------------------
+//
+// In a .o file or a kernel module every section starts at address 0, so
+// the functions of .text, .text.unlikely, .init.text or of each
+// -ffunction-sections section overlap, and elfx applies the relocations
+// of the debug sections, which leaves each address relative to its own
+// section. llvm-symbolizer 14 reads an address of an object as being in
+// the first code section (SHF_EXECINSTR, not SHT_NOBITS, in section-header
+// order) whose [sh_addr, sh_addr+sh_size) holds it
+// (SymbolizableObjectFile::getModuleSectionIndexForAddress), and takes its
+// line from the line-table sequences of that section alone (a
+// DW_LNE_set_address names its section through its relocation); the DIEs
+// and the symbol table answer by address alone, whatever the section.
+
+// objectRegion is a range of addresses that one code section answers for.
+type objectRegion struct {
+	lo, hi  uint64
+	section uint32 // section index
+}
+
+// objectRegions splits the addresses of f's code sections into the
+// ranges where the first section holding them is the same: sorted and
+// disjoint (adjacent ones may belong to different sections).
+func objectRegions(f *elfx.File) []objectRegion {
+	var code []*elfx.Section
+	var cuts []uint64
+	for _, s := range f.Sections {
+		if s.Flags&elf.SHF_EXECINSTR != 0 && s.Type != elf.SHT_NOBITS && s.FileSize > 0 && s.Addr+s.FileSize > s.Addr {
+			code = append(code, s)
+			cuts = append(cuts, s.Addr, s.Addr+s.FileSize)
+		}
+	}
+	slices.Sort(cuts)
+	cuts = slices.Compact(cuts)
+	var out []objectRegion
+	// Between two cuts no section starts or ends, so one section answers
+	// for the whole span. Objects have few code sections, but a kernel
+	// module with -ffunction-sections has thousands: the scan per span
+	// stops at the first section that holds it.
+	for i := 0; i+1 < len(cuts); i++ {
+		lo, hi := cuts[i], cuts[i+1]
+		for _, s := range code {
+			if s.Addr <= lo && hi <= s.Addr+s.FileSize {
+				if n := len(out); n > 0 && out[n-1].hi == lo && out[n-1].section == uint32(s.Index) {
+					out[n-1].hi = hi
+				} else {
+					out = append(out, objectRegion{lo, hi, uint32(s.Index)})
+				}
+				break
+			}
+		}
+	}
+	return out
+}
+
+// objectCodeRanges returns the regions of objectRegions as code ranges:
+// DWARF answers only there (a DIE of an object covers no address outside
+// its code sections), and a Batch reuses an answer only within one region.
+func objectCodeRanges(f *elfx.File) [][2]uint64 {
+	regs := objectRegions(f)
+	r := make([][2]uint64, len(regs))
+	for i, g := range regs {
+		r[i] = [2]uint64{g.lo, g.hi}
+	}
+	return r
+}
+
+// lineSections returns, for a relocatable object, the functions that make
+// its line tables answer per section (linetable.Options.SectionOf and
+// PCSection, keyed by section index); nil for other files.
+func (e *elfSource) lineSections() (sectionOf, pcSection func(uint64) uint32) {
+	e.objOnce.Do(func() { e.sectionOf, e.pcSection = e.objectLines() })
+	return e.sectionOf, e.pcSection
+}
+
+func (e *elfSource) objectLines() (sectionOf, pcSection func(uint64) uint32) {
+	f := e.dwarfFile()
+	line := f.Section(".debug_line")
+	if f.Type != elf.ET_REL || line == nil {
+		return nil, nil
+	}
+	regs := objectRegions(e.bin)
+	sectionOf = func(off uint64) uint32 {
+		if i, ok := line.RelocationSection(off); ok {
+			return uint32(i)
+		}
+		return 0
+	}
+	pcSection = func(pc uint64) uint32 {
+		i, ok := slices.BinarySearchFunc(regs, pc, func(g objectRegion, pc uint64) int {
+			switch {
+			case g.hi <= pc:
+				return -1
+			case g.lo > pc:
+				return 1
+			}
+			return 0
+		})
+		if !ok {
+			return 0
+		}
+		return regs[i].section
+	}
+	return sectionOf, pcSection
+}
+
+// relocationErrs returns the first relocation each debug section read so
+// far could not take (elfx skips them, as LLVM does).
+func (e *elfSource) relocationErrs() []error {
+	var errs []error
+	for _, s := range e.dwarfFile().Sections {
+		if err := s.RelocationErr(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
 }

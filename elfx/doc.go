@@ -19,6 +19,18 @@
 // Sections decompress lazily on first use, and only as far as asked
 // ([Section.Prefix]); the result is cached.
 //
+// # Relocatable objects
+//
+// In an ET_REL file (a .o, a kernel module) the debug sections still need
+// their relocations: Data and Prefix of a .debug_* or .zdebug_* section
+// return it with every SHT_RELA or SHT_REL section that targets it applied
+// (after decompression), as LLVM 14 resolves them for each machine (x86-64,
+// i386, AArch64, ARM, PowerPC, RISC-V with its ADD/SUB pairs, SystemZ); see
+// [Section.Relocated]. A relocation that cannot be applied is skipped, as
+// LLVM skips it, and reported by [Section.RelocationErr].
+// [Section.RelocationSection] tells which section a relocated field is
+// relative to: in an object every section starts at address 0.
+//
 // # Robustness
 //
 // No input makes this package panic, hang or allocate out of proportion

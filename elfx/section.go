@@ -91,6 +91,10 @@ type Section struct {
 	done    atomic.Bool
 	full    []byte // the whole data, once done
 	err     error  // sticky error, once done
+	// relocErr is the first relocation skipped (reloc.go), once done.
+	relocErr  error
+	relocOnce sync.Once
+	relocAt   []relocAt // where relocations apply, for RelocationSection
 }
 
 // init classifies the section's storage and, for compressed sections,
@@ -186,6 +190,8 @@ func (s *Section) HasData() bool {
 // file the result aliases the file and costs nothing; do not modify it,
 // and do not use it after File.Close if the file was mapped.
 // An SHT_NOBITS section has no data in the file: Data returns an error.
+// A debug section of an ET_REL file comes with its relocations applied
+// (see Relocated and RelocationErr); the bytes they change are a copy.
 func (s *Section) Data() ([]byte, error) {
 	if s.done.Load() {
 		return s.full, s.err
@@ -221,6 +227,9 @@ func (s *Section) Prefix(n uint64) ([]byte, error) {
 		return s.full, s.err
 	}
 	want := min(n, s.Size)
+	if s.Relocated() {
+		want = s.Size // relocations apply to the whole (reloc.go)
+	}
 	if err := s.inflate(want); err != nil {
 		s.finish(nil, err)
 		return nil, err
@@ -240,6 +249,10 @@ func (s *Section) Prefix(n uint64) ([]byte, error) {
 func (s *Section) finish(b []byte, err error) {
 	if err != nil {
 		b = nil
+	} else {
+		// Debug sections of ET_REL files (reloc.go); b is ours to
+		// write unless it aliases the file.
+		b = s.relocate(b, s.Compression != CompressNone || s.f.data == nil)
 	}
 	s.full, s.err = b[:len(b):len(b)], err
 	s.out, s.stream = nil, nil

@@ -482,8 +482,11 @@ func (ix *Index) AppendChainRange(dst []Frame, pc uint64, limit int) (_ []Frame,
 	case i >= 0:
 		lo = ix.hi[i] // in the gap after span i
 	}
-	if n < 0 && i+1 < len(ix.lo) {
-		hi = ix.lo[i+1]
+	if i+1 < len(ix.lo) {
+		// The next span may start inside span i: LLVM's map is not
+		// always a clean overlay (see omap.insert), and from there on
+		// the next span answers.
+		hi = min(hi, ix.lo[i+1])
 	}
 	var loc Frame
 	located := false

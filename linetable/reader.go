@@ -67,6 +67,13 @@ type Reader struct {
 	// shared between readers (see specialTables) and read-only.
 	spAdv *[256]uint8
 	sp    *[256]uint64
+
+	// For Options.SectionOf: the section of the address register, and
+	// that of each end_sequence row so far (for NewTable).
+	sectionOf func(off uint64) uint32
+	pcSection func(pc uint64) uint32
+	section   uint32
+	seqSecs   []uint32
 }
 
 // NewReader decodes and validates the header of the unit at offset off of
@@ -111,6 +118,7 @@ func (r *Reader) initLazy(data []byte, off uint64, opts *Options, lazy bool) err
 	r.maxOps = uint64(max(h.MaxOpsPerInst, 1))
 	r.spBase = max(h.OpcodeBase, 1)
 	r.specialTables(h.OpcodeBase, h.LineBase, h.LineRange)
+	r.sectionOf, r.pcSection = opts.SectionOf, opts.PCSection
 	r.resetRegs()
 	return nil
 }
@@ -205,6 +213,7 @@ func (r *Reader) Reset() {
 	if r.nfiles == 0 {
 		r.h.Files = nil // as decoded: an empty table is nil (see Header)
 	}
+	r.seqSecs = r.seqSecs[:0]
 	r.resetRegs()
 }
 
@@ -212,6 +221,7 @@ func (r *Reader) Reset() {
 // [DWARF5 6.2.2, table 6.4].
 func (r *Reader) resetRegs() {
 	r.st = Row{File: 1, Line: 1, IsStmt: r.h.DefaultIsStmt}
+	r.section = 0
 }
 
 // advance adds an operation advance to the address and op_index
@@ -571,11 +581,17 @@ func (r *Reader) extended(row *Row) bool {
 	case OpEndSequence:
 		r.st.EndSequence = true
 		r.emit(row)
+		if r.sectionOf != nil {
+			r.seqSecs = append(r.seqSecs, r.section)
+		}
 		r.resetRegs()
 		appended = true
 	case OpSetAddress:
 		switch size := n - 1; size {
 		case 1, 2, 4, 8:
+			if r.sectionOf != nil {
+				r.section = r.sectionOf(b.Offset())
+			}
 			r.st.Address = b.Uint(int(size))
 			r.st.OpIndex = 0
 		}

@@ -37,7 +37,14 @@ type Table struct {
 	// The wide form, used instead when some row does not fit.
 	addrs []uint64
 	wide  []packedRow
-	seqs  []Sequence // sorted by High
+	seqs  []Sequence // sorted by High (by section, then High, with Options.PCSection)
+
+	// With Options.PCSection: the section of an address, and where each
+	// section's sequences are in seqs (secStart[i] is the first of the
+	// i-th section key in secKeys).
+	pcSection func(pc uint64) uint32
+	secKeys   []uint32
+	secStart  []int
 }
 
 // compactRow is a Row without its address, in 12 bytes.
@@ -120,6 +127,7 @@ func (t *Table) row(i int, low uint64) Row {
 type Sequence struct {
 	Low, High   uint64
 	first, last uint32 // row indexes; last is one past the end_sequence row
+	section     uint32 // Options.SectionOf's key; 0 without
 }
 
 // NewTable decodes the whole program of the unit at offset off of data (a
@@ -172,6 +180,7 @@ func newTableForm(r *Reader, allowCompact bool) (*Table, error) {
 		t.addrs, t.wide = make([]uint64, n), make([]packedRow, n)
 	}
 	var (
+		nEnd     int // end_sequence rows so far
 		seqStart int // where the current sequence's rows start
 		w        int // where the next row goes; rows of dropped sequences are overwritten
 		err      error
@@ -205,12 +214,17 @@ decode:
 				continue
 			}
 			startSeq = true
+			nEnd++
 			if low < row.Address {
 				if w > math.MaxUint32 {
 					err = buf.Errorf(pkgName, sectionName, r.Offset(), ErrLimit, "more than 2^32 rows")
 					break decode
 				}
-				t.seqs = append(t.seqs, Sequence{Low: low, High: row.Address, first: uint32(seqStart), last: uint32(w)})
+				sq := Sequence{Low: low, High: row.Address, first: uint32(seqStart), last: uint32(w)}
+				if nEnd <= len(r.seqSecs) {
+					sq.section = r.seqSecs[nEnd-1]
+				}
+				t.seqs = append(t.seqs, sq)
 			} else {
 				w = seqStart // empty or inverted: no lookup reaches it
 			}
@@ -228,6 +242,9 @@ decode:
 	// LLVM sorts with an unstable sort; a stable one makes ties (which only
 	// overlapping sequences produce) resolve to the first in the program.
 	slices.SortStableFunc(t.seqs, func(a, b Sequence) int { return cmp.Compare(a.High, b.High) })
+	if r.pcSection != nil {
+		t.bySection(r.pcSection)
+	}
 	t.h = r.h
 	// The Table takes r's files: r is not used again, so nothing else
 	// appends to them (clipped all the same).
@@ -275,24 +292,62 @@ func (t *Table) LookupRange(pc uint64) (row Row, end uint64, ok bool) {
 	return t.row(i, s.Low), t.addr(i+1, s.Low), true
 }
 
+// bySection orders the sequences by section, then High, as LLVM 14 does
+// (Sequence::orderByHighPC compares the section index first), and keeps
+// where each section's run starts.
+func (t *Table) bySection(pcSection func(uint64) uint32) {
+	t.pcSection = pcSection
+	slices.SortStableFunc(t.seqs, func(a, b Sequence) int { return cmp.Compare(a.section, b.section) })
+	for i, s := range t.seqs {
+		if i == 0 || s.section != t.seqs[i-1].section {
+			t.secKeys = append(t.secKeys, s.section)
+			t.secStart = append(t.secStart, i)
+		}
+	}
+	t.secStart = append(t.secStart, len(t.seqs))
+}
+
 // lookup returns the index of the row covering pc and its sequence, or a
 // nil sequence.
 func (t *Table) lookup(pc uint64) (int, *Sequence) {
+	if t.pcSection == nil {
+		return t.lookupIn(pc, t.seqs)
+	}
+	// LineTable::lookupAddress: the sequences of pc's section, then
+	// those of none.
+	sec := t.pcSection(pc)
+	if i, s := t.lookupIn(pc, t.sectionSeqs(sec)); s != nil || sec == 0 {
+		return i, s
+	}
+	return t.lookupIn(pc, t.sectionSeqs(0))
+}
+
+// sectionSeqs returns the sequences of section key sec.
+func (t *Table) sectionSeqs(sec uint32) []Sequence {
+	i, ok := slices.BinarySearch(t.secKeys, sec)
+	if !ok {
+		return nil
+	}
+	return t.seqs[t.secStart[i]:t.secStart[i+1]]
+}
+
+// lookupIn is lookup among seqs, a run of t.seqs sorted by High.
+func (t *Table) lookupIn(pc uint64, seqs []Sequence) (int, *Sequence) {
 	// upper_bound over the sequences by High (see upperBound).
-	lo, n := 0, len(t.seqs)
+	lo, n := 0, len(seqs)
 	for n > 0 {
 		half := n >> 1
-		if pc < t.seqs[lo+half].High {
+		if pc < seqs[lo+half].High {
 			n = half
 		} else {
 			lo += half + 1
 			n -= half + 1
 		}
 	}
-	if lo == len(t.seqs) {
+	if lo == len(seqs) {
 		return 0, nil
 	}
-	s := &t.seqs[lo]
+	s := &seqs[lo]
 	if pc < s.Low {
 		return 0, nil
 	}

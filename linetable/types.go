@@ -145,4 +145,21 @@ type Options struct {
 	// Exceeding it is an ErrLimit error. 0 means 1 MiB plus 64 bytes per
 	// byte of header, far above what compilers emit.
 	MaxNameBytes uint64
+
+	// SectionOf and PCSection make a Table look addresses up as LLVM 14
+	// does in a relocatable object (ET_REL), where every section starts at
+	// address 0, so that the sequences of different sections overlap.
+	// SectionOf names the section (any key but 0, which is none) that the
+	// address of a DW_LNE_set_address is in, given the offset of its
+	// operand in data: the section of the relocation there. A sequence is
+	// in the section of the address its end_sequence row was reached
+	// from. PCSection names the section of a looked-up address (for
+	// llvm-symbolizer, the first code section that contains it), 0 for
+	// none. A lookup then answers from the sequences of the address's
+	// section, and failing that from those of no section, as
+	// LineTable::lookupAddress does with a SectionedAddress. Both nil, the
+	// default, is the linked-file behaviour: one address space. They are
+	// used only by NewTable.
+	SectionOf func(off uint64) uint32
+	PCSection func(pc uint64) uint32
 }

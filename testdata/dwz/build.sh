@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# build.sh - rebuilds the dwz fixtures under testdata/dwz/ from committed
+# fixtures of testdata/elf/, then rewrites testdata/dwz/MANIFEST.
+#
+# Nothing is compiled: each fixture is a committed binary whose DWARF dwz
+# rewrote. For each binary BIN, objcopy --only-keep-debug gives BIN.debug;
+# dwz processes the debug files; the binary loses its .debug_* sections
+# (its .symtab, STT_FILE symbols included, stays) and gets a
+# .gnu_debuglink to BIN.debug, beside it. Every answer about an address is
+# then the same as for the binary in elf/ (its twin), which the tests use
+# as the reference for what llvm-symbolizer-14 cannot read.
+#
+#   single/  dwz BIN.debug: partial units inside the file, reached by
+#            DW_FORM_ref_addr (abstract origins, specifications).
+#   multi/   dwz -m COMMON -r: the shared DIEs and strings in COMMON, the
+#            supplementary file; each debug file names it in
+#            .gnu_debugaltlink (the name relative to the debug file, and
+#            COMMON's build ID) and refers to it with DW_FORM_GNU_ref_alt
+#            and DW_FORM_GNU_strp_alt.
+#   dwarf5/  dwz -5 -m COMMON -r: the same with .debug_sup (in both files),
+#            DW_FORM_ref_sup4 and DW_FORM_strp_sup.
+#
+# dwz refuses to write a file it cannot shrink; the pairs below are ones it
+# does shrink. Usage: testdata/dwz/build.sh [--check]
+set -euo pipefail
+
+cd "$(dirname "$0")"
+HERE=$(pwd)
+ELF=$HERE/../elf
+export LC_ALL=C TZ=UTC
+umask 022
+
+CHECK=0
+if [[ ${1:-} == --check ]]; then
+	CHECK=1
+fi
+
+for t in dwz objcopy readelf sha256sum; do
+	command -v "$t" >/dev/null || {
+		echo "dwz/build.sh: $t missing (packages dwz, binutils)" >&2
+		exit 1
+	}
+done
+DWZ_VER=$(dwz --version 2>&1 | head -1)
+BINUTILS_VER=$(objcopy --version | head -1)
+
+OUT=$HERE
+if [[ $CHECK == 1 ]]; then
+	OUT=$(mktemp -d)
+	trap 'rm -rf "$OUT"' EXIT
+fi
+rm -rf "$OUT/single" "$OUT/multi" "$OUT/dwarf5"
+
+# MANIFEST rows, keyed by path below dwz/: "tool<TAB>how".
+declare -A META
+
+# split DIR BIN...: BIN.debug for each binary of elf/, in DIR.
+split() {
+	local dir=$1 b
+	shift
+	mkdir -p "$OUT/$dir"
+	for b in "$@"; do
+		objcopy --only-keep-debug "$ELF/$b" "$OUT/$dir/$b.debug"
+	done
+}
+
+# link DIR BIN...: each binary without its DWARF, with a debuglink to
+# BIN.debug (as dwz left it: the CRC is of the final file).
+link() {
+	local dir=$1 b
+	shift
+	for b in "$@"; do
+		(cd "$OUT/$dir" && objcopy --remove-section='.debug_*' --add-gnu-debuglink="$b.debug" "$ELF/$b" "$b")
+		META[$dir/$b]="$BINUTILS_VER	objcopy --remove-section=.debug_* --add-gnu-debuglink=$b.debug elf/$b"
+	done
+}
+
+# single BIN: dwz on one debug file.
+single() {
+	split single "$1"
+	(cd "$OUT/single" && dwz "$1.debug")
+	META[single/$1.debug]="$DWZ_VER	objcopy --only-keep-debug elf/$1; dwz $1.debug"
+	link single "$1"
+}
+
+# multi DIR COMMON FLAGS -- BIN...: dwz -m COMMON FLAGS on the debug files.
+multi() {
+	local dir=$1 common=$2 flags=() b
+	shift 2
+	while [[ $1 != -- ]]; do
+		flags+=("$1")
+		shift
+	done
+	shift
+	split "$dir" "$@"
+	local debugs=()
+	for b in "$@"; do
+		debugs+=("$b.debug")
+	done
+	(cd "$OUT/$dir" && dwz "${flags[@]}" -m "$common" -r "${debugs[@]}")
+	local pinned=""
+	if [[ " ${flags[*]} " == *" -5 "* ]]; then
+		pin "$dir" "$common" "$@"
+		pinned="; sup_checksum pinned"
+	fi
+	for b in "$@"; do
+		META[$dir/$b.debug]="$DWZ_VER	objcopy --only-keep-debug elf/$b; dwz ${flags[*]:+${flags[*]} }-m $common -r ${debugs[*]}$pinned"
+	done
+	META[$dir/$common]="$DWZ_VER	dwz ${flags[*]:+${flags[*]} }-m $common -r ${debugs[*]} (the supplementary file)$pinned"
+	link "$dir" "$@"
+}
+
+# pin DIR COMMON BIN...: dwz 0.15 -5 writes one of two sup_checksums from
+# run to run for the same input; the checksum (the last 20 bytes of
+# .debug_sup, in COMMON and in each BIN.debug) is replaced by the SHA-1 of
+# COMMON's .debug_info and .debug_str, so that the fixtures reproduce.
+pin() {
+	local dir=$1 common=$2 f tmp sum
+	shift 2
+	tmp=$(mktemp -d)
+	(cd "$OUT/$dir" && objcopy --dump-section .debug_info="$tmp/info" --dump-section .debug_str="$tmp/str" "$common")
+	sum=$(cat "$tmp/info" "$tmp/str" | sha1sum | cut -d' ' -f1)
+	for f in "$common" "${@/%/.debug}"; do
+		(cd "$OUT/$dir" && objcopy --dump-section .debug_sup="$tmp/sup" "$f")
+		if [[ $(tail -c 21 "$tmp/sup" | head -c 1 | od -An -tu1 | tr -d ' ') != 20 ]]; then
+			echo "dwz/build.sh: $dir/$f: .debug_sup does not end in a 20-byte checksum" >&2
+			exit 1
+		fi
+		head -c -20 "$tmp/sup" >"$tmp/new"
+		printf "$(echo "$sum" | sed 's/../\\x&/g')" >>"$tmp/new"
+		(cd "$OUT/$dir" && objcopy --update-section .debug_sup="$tmp/new" "$f" && rm -f "$tmp/sup")
+	done
+	rm -rf "$tmp"
+}
+
+single cpp-gcc-O2
+multi multi cpp-common.debug -- cpp-gcc-O2 cpp-gcc-O3
+# DWARF 4 (whose DW_AT_comp_dir moves to the supplementary strings, and
+# whose line tables name files relative to it) with DWARF 5.
+multi multi c-common.debug -- c-gcc-O2-dwarf4 c-gcc-O0-dwarf5
+multi dwarf5 c-common.debug -5 -- c-gcc-O2-dwarf5 libcalc-gcc-O2.so
+
+manifest() {
+	echo "# Generated by testdata/dwz/build.sh; do not edit. One fixture per line:"
+	echo "# path (below testdata/dwz/) <TAB> tool <TAB> how it was made <TAB> sha256"
+	local f rel
+	while IFS= read -r f; do
+		rel=${f#"$OUT"/}
+		if [[ -z ${META[$rel]+x} ]]; then
+			echo "dwz/build.sh: no MANIFEST entry for $rel" >&2
+			exit 1
+		fi
+		printf '%s\t%s\t%s\n' "$rel" "${META[$rel]}" "$(sha256sum <"$f" | cut -d' ' -f1)"
+	done < <(find "$OUT/single" "$OUT/multi" "$OUT/dwarf5" -type f | sort)
+}
+
+if [[ $CHECK == 1 ]]; then
+	if diff <(manifest | grep -v '^#') <(grep -v '^#' MANIFEST); then
+		echo "dwz/build.sh: fixtures reproduce MANIFEST exactly"
+	else
+		echo "dwz/build.sh: rebuilt fixtures differ from MANIFEST (kept in $OUT)" >&2
+		trap - EXIT
+		exit 1
+	fi
+else
+	manifest >MANIFEST
+	echo "dwz/build.sh: wrote $(grep -vc '^#' MANIFEST) fixtures; total $(du -shc single multi dwarf5 | tail -1 | cut -f1)"
+fi
