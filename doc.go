@@ -35,7 +35,11 @@
 // right name but another identity is a typed error, never used), and a
 // Binary answers lookups, building each unit's index the first time an
 // address lands in it. Compressed .debug_info and .debug_line sections are
-// inflated only as far as the units looked up need.
+// inflated only as far as the units looked up need. Split DWARF
+// (-gsplit-dwarf) is read as llvm-symbolizer-14 reads it: a skeleton unit's
+// DIEs come from its .dwo, or its slice of a DWARF package (Options.DWP,
+// else BINARY.dwp), found through the locator the first time an address
+// lands in the unit and accepted only with the skeleton's dwo_id.
 //
 // Each Frame says which source answered (Source): DWARF, the symbol table,
 // or, for stripped Mach-O images, LC_FUNCTION_STARTS alone.

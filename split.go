@@ -352,19 +352,19 @@ func (sp *splitter) close() error {
 // getDWOCompileUnitForHash without an index: the DWARF 5 header's dwo_id,
 // else the unit DIE's DW_AT_GNU_dwo_id), or nil.
 func (d *dwoFile) findUnit(skel *dwinfo.Unit, sp *splitter) (*splitUnit, error) {
-	all := dwinfo.New(dwinfo.Sections{Info: d.sec[dwoInfo], Abbrev: d.sec[dwoAbbrev], Str: d.sec[dwoStr],
-		StrOffsets: d.sec[dwoStrOffsets], BigEndian: d.big}, nil)
+	all := dwinfo.New(dwinfo.Sections{Info: d.sec[dwoInfo], BigEndian: d.big}, nil)
 	hs, err := all.Headers()
 	for _, h := range hs {
-		var match bool
-		if h.Version >= 5 {
-			match = h.Type == dwinfo.UnitSplitCompile && h.DWOID == skel.Root.DWOID
-		} else if u, err := all.LoadUnit(h); err == nil {
-			match = u.Root.HasDWOID && u.Root.DWOID == skel.Root.DWOID
+		if h.Version >= 5 && (h.Type != dwinfo.UnitSplitCompile || h.DWOID != skel.Root.DWOID) {
+			continue
 		}
-		if match {
-			return d.load(dwp.Contribution{Offset: h.Offset, Size: h.End - h.Offset}, nil, skel, sp)
+		// A DWARF 4 unit says its dwo_id in its unit DIE, which load
+		// reads (once: the unit is kept when it matches).
+		su, err := d.load(dwp.Contribution{Offset: h.Offset, Size: h.End - h.Offset}, nil, skel, sp)
+		if h.Version < 5 && errors.Is(err, ErrDWOIDMismatch) {
+			continue
 		}
+		return su, err
 	}
 	if err != nil {
 		return nil, dwoError(err, 0)

@@ -656,7 +656,9 @@ func mustReadSplit(tb testing.TB, path string) []byte {
 // BenchmarkSplitCold is the cold one-address answer (Open, one
 // AppendFrames with inlines, Close) inside compute_stats, on each split
 // build (its .dwo files beside it, or its package given) and on its
-// non-split twin. BENCHMARKS.md records the ratios.
+// non-split twin; cpu-µs/op is the process's CPU time (getrusage) per
+// answer, which waiting for a CPU does not inflate. BENCHMARKS.md records
+// the ratios.
 func BenchmarkSplitCold(b *testing.B) {
 	for _, v := range splitVariants {
 		split := filepath.Join("testdata/split", v.name, "calc")
@@ -684,6 +686,7 @@ func BenchmarkSplitCold(b *testing.B) {
 				o := c.o
 				o.Inlines = true
 				b.ReportAllocs()
+				cpu := splitCPUTime()
 				for b.Loop() {
 					bin, err := symbolize.Open(c.path, &o)
 					if err != nil {
@@ -695,6 +698,7 @@ func BenchmarkSplitCold(b *testing.B) {
 					}
 					bin.Close()
 				}
+				b.ReportMetric(float64(splitCPUTime()-cpu)/1e3/float64(b.N), "cpu-µs/op")
 			})
 		}
 	}
