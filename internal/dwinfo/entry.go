@@ -259,7 +259,7 @@ func (d *Data) loadUnit(u *Unit, split *SplitBases) error {
 
 // rootErr records err as the unit's RootErr unless one is already kept.
 func (u *Unit) rootErr(err error) {
-	if u.RootErr == nil {
+	if u.RootErr == nil && !u.quietRootErr(err) {
 		u.RootErr = err
 	}
 }
@@ -610,8 +610,9 @@ func (u *Unit) AppendAttrs(dst []Field, e *Entry) ([]Field, error) {
 	return dst, it.Err()
 }
 
-// String resolves a string-class value: DW_FORM_string, strp, line_strp
-// and strx* (through str_offsets_base). The result aliases the section.
+// String resolves a string-class value: DW_FORM_string, strp, line_strp,
+// strx* (through str_offsets_base), and GNU_strp_alt and strp_sup (in the
+// supplementary file: see SetSup). The result aliases the section.
 func (u *Unit) String(v dw.Value) ([]byte, error) {
 	s := &u.d.s
 	switch v.Class {
@@ -621,6 +622,8 @@ func (u *Unit) String(v dw.Value) ([]byte, error) {
 		return cstr(s.Str, secStr, v.U)
 	case dw.ClassLineStrp:
 		return cstr(s.LineStr, secLineStr, v.U)
+	case dw.ClassStrpAlt:
+		return u.supString(v.U) // sup.go
 	case dw.ClassStrx:
 		os := u.offSize()
 		off, ok := mulAdd(u.Root.StrOffsetsBase, v.U, os)

@@ -26,6 +26,8 @@ type Data struct {
 	hdrErr  error
 
 	info *buf.Lazy // .debug_info: UpTo(end) covers at least [0, end), Size is the whole section
+
+	sup supLink // the supplementary file (sup.go)
 }
 
 type unitSlot struct {
