@@ -4,6 +4,7 @@ import (
 	"debug/elf"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/symbolize-go/symbolize/internal/buf"
@@ -32,6 +33,13 @@ import (
 // LLVM resolves a relocation when a DWARF reader reads a field at its
 // offset, with the reader's width; this package writes each relocation's
 // own width once. The two agree on what compilers emit (the widths match).
+// They differ where LLVM's readers take a field unrelocated (DW_OP_addr in
+// expressions, .debug_aranges entries in LLVM 14, CFA advances of
+// .debug_frame), and where three or more relocations share an offset
+// (LLVM keeps the first and the last; this package applies all in order).
+//
+// Cost: one pass over the relocation entries, and one over the section's
+// headers to find them, per relocated section; a copy of the section.
 //
 // A relocation that cannot be applied (a type LLVM 14 does not resolve, an
 // offset outside the section, a symbol index outside the symbol table, a
@@ -60,7 +68,8 @@ func (s *Section) RelocationErr() error {
 
 // Relocated reports whether Data returns the section with relocations
 // applied: it is a debug section (.debug_* or .zdebug_*) of an ET_REL
-// file. Its data is then a copy, never an alias of the file.
+// file. Once a relocation changes its bytes, its data is a copy: the file
+// (or the caller's bytes) is never written.
 func (s *Section) Relocated() bool {
 	return s.f.Type == elf.ET_REL && s.HasData() && isDebugName(s.Name)
 }
@@ -137,10 +146,11 @@ func (s *Section) relocate(b []byte, owned bool) []byte {
 		}
 	}
 	if a.first != nil {
+		e := *a.first // may be another section's cached error: not ours to change
 		if a.skipped > 1 {
-			a.first.Err = &countedErr{a.first.Err, a.skipped}
+			e.Err = &countedErr{e.Err, a.skipped}
 		}
-		s.relocErr = a.first
+		s.relocErr = &e
 	}
 	return a.data
 }
@@ -153,22 +163,10 @@ type countedErr struct {
 }
 
 func (e *countedErr) Error() string {
-	return e.err.Error() + " (" + itoa(e.n) + " relocations skipped in all)"
+	return e.err.Error() + " (" + strconv.Itoa(e.n) + " relocations skipped in all)"
 }
 
 func (e *countedErr) Unwrap() error { return e.err }
-
-func itoa(n int) string {
-	var d [20]byte
-	i := len(d)
-	for {
-		i--
-		d[i] = byte('0' + n%10)
-		if n /= 10; n == 0 {
-			return string(d[i:])
-		}
-	}
-}
 
 // applier applies the relocation sections of one target section, or,
 // with collect set, lists where they apply instead.
