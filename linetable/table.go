@@ -269,7 +269,9 @@ func (t *Table) Len() int { return len(t.offs) + len(t.addrs) }
 //
 // The search is LLVM 14's (LineTable::lookupAddress): the first sequence, in
 // High order, whose High exceeds pc, which must then start at or below pc;
-// so where sequences overlap, the one ending first answers.
+// so where sequences overlap, the one ending first answers. With
+// Options.PCSection (a relocatable object), only the sequences of pc's
+// section are searched, then those of no section.
 //
 // Cost: two binary searches, O(log sequences + log rows in the sequence);
 // no allocation.
