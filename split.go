@@ -79,23 +79,22 @@ func (e *SplitUnitError) Error() string {
 // Unwrap returns the cause.
 func (e *SplitUnitError) Unwrap() error { return e.Err }
 
-// The sections of a .dwo or .dwp that split units are read from.
+// The sections of a .dwo or .dwp that split units are read from. The
+// location lists are not: no answer reads them (a split unit has no FRAME
+// locals, as in LLVM 14).
 const (
 	dwoInfo = iota
 	dwoAbbrev
 	dwoStr
 	dwoStrOffsets
 	dwoRnglists
-	dwoLoclists
-	dwoLoc
 	dwoCUIndex
 	numDWO
 )
 
 var dwoSections = [numDWO]string{
 	dwoInfo: ".debug_info.dwo", dwoAbbrev: ".debug_abbrev.dwo", dwoStr: ".debug_str.dwo",
-	dwoStrOffsets: ".debug_str_offsets.dwo", dwoRnglists: ".debug_rnglists.dwo",
-	dwoLoclists: ".debug_loclists.dwo", dwoLoc: ".debug_loc.dwo", dwoCUIndex: ".debug_cu_index",
+	dwoStrOffsets: ".debug_str_offsets.dwo", dwoRnglists: ".debug_rnglists.dwo", dwoCUIndex: ".debug_cu_index",
 }
 
 // dwoFile is an opened .dwo or .dwp: its split-unit sections and, for a
@@ -396,7 +395,7 @@ func (d *dwoFile) load(info dwp.Contribution, row *dwp.Row, skel *dwinfo.Unit, s
 			dst *uint64
 		}{
 			{dwp.Abbrev, dwoAbbrev, &b.Abbrev}, {dwp.StrOffsets, dwoStrOffsets, &b.StrOffsets},
-			{dwp.Rnglists, dwoRnglists, &b.Rnglists}, {dwp.Loclists, dwoLoclists, &b.Loclists}, {dwp.Loc, dwoLoc, &b.Loclists},
+			{dwp.Rnglists, dwoRnglists, &b.Rnglists},
 		} {
 			if cc, ok := row.Contribution(c.k); ok {
 				if err := d.checkContribution(c.sec, cc); err != nil {
