@@ -30,6 +30,11 @@
 //     DW_FORM_implicit_const (gcc 11 and later) names no file.
 //     StartAddress is the DIE's own DW_AT_low_pc; a DIE described by
 //     DW_AT_ranges has none.
+//   - Where llvm-symbolizer 14 reads no further: references into a dwz
+//     supplementary file (DW_FORM_GNU_ref_alt, DW_FORM_ref_sup4/8) are
+//     followed into its partial units when the Data has one
+//     (dwinfo.Data.SetSup), as GNU addr2line follows them (see sup.go);
+//     LLVM 14 takes them for offsets in the file's own .debug_info.
 //
 // What the caller adds: llvm-symbolizer (with linkage names, the default)
 // replaces the outermost frame's Name and StartAddress with those of the

@@ -39,6 +39,7 @@ type builder struct {
 	others map[uint64]*unitInfo // by unit offset
 	recIdx map[uint64]int32     // DIEs of other units by offset: index into recs, or -1 (no DIE there)
 	recs   []rec
+	sup    supState // the supplementary file's units and DIEs (sup.go)
 	// inlineStrs holds the DW_FORM_string values of recs, each after its
 	// length as a uvarint.
 	inlineStrs []byte
@@ -133,13 +134,15 @@ const refUnresolved = math.MinInt32
 type recFlags uint16
 
 const (
-	recLink   recFlags = 1 << iota // has DW_AT_linkage_name or DW_AT_MIPS_linkage_name
-	recName                        // has DW_AT_name
-	recLine                        // has DW_AT_decl_line
-	recFile                        // has DW_AT_decl_file
-	recFileOK                      // and it is an unsigned constant LLVM 14 names a file for
-	recOrigin                      // DW_AT_abstract_origin names an offset
-	recSpec                        // DW_AT_specification names an offset
+	recLink      recFlags = 1 << iota // has DW_AT_linkage_name or DW_AT_MIPS_linkage_name
+	recName                           // has DW_AT_name
+	recLine                           // has DW_AT_decl_line
+	recFile                           // has DW_AT_decl_file
+	recFileOK                         // and it is an unsigned constant LLVM 14 names a file for
+	recOrigin                         // DW_AT_abstract_origin names an offset
+	recSpec                           // DW_AT_specification names an offset
+	recOriginSup                      // and that offset is in the supplementary file (sup.go)
+	recSpecSup
 )
 
 // recReader collects a rec from a DIE's attributes, one at a time, so that
@@ -198,20 +201,27 @@ func (rr *recReader) add(u *dwinfo.Unit, r *rec, f *dwinfo.Field) {
 			r.file, r.flags = uint32(min(v, math.MaxUint32)), r.flags|recFileOK
 		}
 	case 4, 5:
-		// LLVM treats DW_FORM_ref_sig8 and supplementary-file references
-		// as section offsets that rarely name anything; they name nothing
-		// here.
+		// LLVM treats DW_FORM_ref_sig8 as a section offset that rarely
+		// names anything; it names nothing here. References into a
+		// supplementary file name its DIEs, as GNU addr2line reads them
+		// (sup.go).
 		if f.Val.Class == 0 {
 			return
 		}
-		off, ok := u.Ref(f.Val)
+		off, sup, ok := rr.b.refOf(u, f.Val)
 		if !ok {
 			return
 		}
 		if k == 4 {
 			r.origin, r.flags = off, r.flags|recOrigin
+			if sup {
+				r.flags |= recOriginSup
+			}
 		} else {
 			r.spec, r.flags = off, r.flags|recSpec
+			if sup {
+				r.flags |= recSpecSup
+			}
 		}
 	}
 }
@@ -270,6 +280,7 @@ func (b *builder) release() {
 	b.starts, b.dieRec = b.starts[:0], b.dieRec[:0]
 	clear(b.others)
 	clear(b.recIdx)
+	b.sup.reset()
 	clear(b.recs)
 	b.recs, b.inlineStrs = b.recs[:0], b.inlineStrs[:0]
 	clear(b.strs)
@@ -508,7 +519,7 @@ func (b *builder) describe(n *node, self int32) {
 		if r.flags&recOrigin != 0 {
 			t := r.originRec
 			if t == refUnresolved {
-				t = b.lookupRec(r.origin)
+				t = b.lookupTarget(r.origin, r.flags&recOriginSup != 0)
 				b.recs[ri].originRec = t // lookupRec may have grown b.recs
 			}
 			if t >= 0 && !slices.Contains(seen, t) {
@@ -519,7 +530,7 @@ func (b *builder) describe(n *node, self int32) {
 		if r := &b.recs[ri]; r.flags&recSpec != 0 {
 			t := r.specRec
 			if t == refUnresolved {
-				t = b.lookupRec(r.spec)
+				t = b.lookupTarget(r.spec, r.flags&recSpecSup != 0)
 				b.recs[ri].specRec = t
 			}
 			if t >= 0 && !slices.Contains(seen, t) {

@@ -67,7 +67,8 @@ func unitBytes(root *tdie) (info, abbrev []byte) {
 					b.U64(v)
 				case dw.FormData1, dw.FormRef1:
 					b.U8(uint8(v))
-				case dw.FormData4, dw.FormRef4, dw.FormRefAddr, dw.FormSecOffset:
+				case dw.FormData4, dw.FormRef4, dw.FormRefAddr, dw.FormSecOffset,
+					dw.FormGNURefAlt, dw.FormRefSup4, dw.FormStrp, dw.FormGNUStrpAlt, dw.FormStrpSup:
 					b.U32(uint32(v))
 				case dw.FormData8:
 					b.U64(v)
