@@ -76,6 +76,9 @@ func TestReferenceGNUAddr2line(t *testing.T) {
 				continue
 			}
 			t.Run(tool.name, func(t *testing.T) {
+				if !gnuReads(bin, path) {
+					t.Skipf("%s does not read this file's machine by its rules (see gnuReads)", tool.bin)
+				}
 				refPath := path
 				if tool.twin {
 					var err error
@@ -146,9 +149,10 @@ func runGNU(t *testing.T, bin, path string, addrs []uint64) [][]gnuFrame {
 	if is32(path) {
 		mask = 1<<32 - 1
 	}
+	// eu-addr2line echoes them untruncated.
 	isAddr := func(l string, a uint64) bool {
 		v, err := strconv.ParseUint(strings.TrimPrefix(l, "0x"), 16, 64)
-		return strings.HasPrefix(l, "0x") && err == nil && v == a&mask
+		return strings.HasPrefix(l, "0x") && err == nil && (v == a&mask || v == a)
 	}
 	for i, a := range addrs {
 		if k >= len(lines) || !isAddr(lines[k], a) {
@@ -883,4 +887,29 @@ func TestGNUExcuses(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("problems:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+}
+
+// gnuReads reports whether the GNU tool at bin reads the ELF file at path
+// by its machine's rules. Debian's binutils 2.40 is built for x86 and
+// generic ELF only: it reads a 32-bit ARM file as plain elf32-little,
+// without its Thumb bits or mapping symbols. elfutils 0.188 has an ARM
+// backend but names Thumb code after whichever symbol of an odd st_value
+// it meets (sputn for pubseekoff's first bytes in libthumb-clang14-O2.so),
+// and reads no line for clang's aranges-less units. The 32-bit ARM
+// fixtures are therefore compared with llvm-symbolizer-14 alone
+// (TestReferenceLLVMSymbolizer, no exception).
+func gnuReads(bin, path string) bool {
+	f, err := elf.Open(path)
+	if err != nil {
+		return true
+	}
+	defer f.Close()
+	if f.Machine != elf.EM_ARM {
+		return true
+	}
+	if filepath.Base(bin) != "addr2line" {
+		return false
+	}
+	out, _ := exec.Command(bin, "--help").CombinedOutput()
+	return bytes.Contains(out, []byte("elf32-littlearm"))
 }

@@ -338,6 +338,28 @@ obj reloc-ppc64-clang14-dwarf4.o clang-14 --target=powerpc64-linux-gnu -gdwarf-4
 obj reloc-riscv64-clang14-dwarf5.o clang-14 --target=riscv64-linux-gnu -gdwarf-5
 obj reloc-riscv64-clang14-dwarf4.o clang-14 --target=riscv64-linux-gnu -gdwarf-4
 obj reloc-s390x-clang14-dwarf5.o clang-14 --target=s390x-linux-gnu -gdwarf-5
+# --- 5. 32-bit ARM: Thumb and ARM code ----------------------------------------
+# armv7a with Thumb-2 as the default instruction set (-mthumb) and some
+# functions in ARM mode (target("arm")), for the symbol-table rules of EM_ARM
+# (src/thumb/): Thumb-bit st_values, $a/$t/$d mapping symbols, an unnamed
+# NOTYPE symbol at a function's odd value, NOTYPE and IFUNC symbols at odd
+# values, aliases, hidden template members that lld makes STB_LOCAL. No ARM C
+# library is installed, hence -nostdlib (no crt files, no libm) and the
+# executable's entry point.
+
+THUMB_SRCS=(src/thumb/thumb.c src/thumb/streambuf.cpp)
+THUMB=(--target=armv7a-linux-gnueabihf -mthumb -O2 -gdwarf-5 -nostdlib -fno-exceptions -fuse-ld=lld)
+
+# thumb NAME FLAGS...: links THUMB_SRCS for 32-bit ARM with clang-14 and lld.
+thumb() {
+	local name=$1
+	shift
+	clang-14 "${COMMON[@]}" "${THUMB[@]}" "$@" -o "$OUT/$name" "${THUMB_SRCS[@]}"
+	META[$name]="$CLANG_VER; $LLD_VER	clang-14 ${THUMB[*]} $* ${THUMB_SRCS[*]}"
+}
+
+thumb libthumb-clang14-O2.so -fPIC -shared -Wl,-soname,libthumb.so
+thumb thumb-clang14-O2-static -static -ffunction-sections -Wl,--gc-sections -Wl,-e,entry
 
 # --- MANIFEST -------------------------------------------------------------------
 
