@@ -1113,23 +1113,24 @@ func formatHexLongDouble(neg bool, exp int, mant uint64) string {
 	if neg {
 		b.WriteByte('-')
 	}
-	if exp == 0x7fff {
-		if mant<<1 == 0 {
+	// Infinity is the all-ones exponent with only the integer bit set;
+	// any other value there, and a nonzero exponent without the integer
+	// bit (an "unnormal"), is not a number to the x87 and to printf.
+	if exp == 0x7fff || exp != 0 && mant>>63 == 0 {
+		if exp == 0x7fff && mant == 1<<63 {
 			b.WriteString("inf")
 		} else {
 			b.WriteString("nan")
 		}
 		return b.String()
 	}
-	e := exp - 16383
-	if exp == 0 {
-		if mant == 0 {
-			e = 0
-		} else {
-			e = -16382
-		}
+	e := exp - 16383 - 3
+	switch {
+	case exp == 0 && mant == 0:
+		e = 0 // 0x0p+0
+	case exp == 0:
+		e = -16382 - 3
 	}
-	e -= 3
 	lead := mant >> 60
 	frac := mant << 4
 	b.WriteString("0x")

@@ -133,6 +133,21 @@ func TestItaniumLLVMCases(t *testing.T) {
 		{"_Z1fILd4000000000000000EEvv", "void f<0x1p+1>()"},
 		{"_Z1fILe3fffc000000000000000EEvv", "void f<0xcp-3L>()"},
 		{"_Z1fIL1E3EEvv", "void f<(E)3>()"},
+		// printf's %a and %La, as glibc prints them.
+		{"_Z1fILfffc00000EEvv", "void f<-nanf>()"},
+		{"_Z1fILf7f800000EEvv", "void f<inff>()"},
+		{"_Z1fILf00000001EEvv", "void f<0x1p-149f>()"},
+		{"_Z1fILd0000000000000001EEvv", "void f<0x0.0000000000001p-1022>()"},
+		{"_Z1fILd8000000000000000EEvv", "void f<-0x0p+0>()"},
+		{"_Z1fILe00000000000000000000EEvv", "void f<0x0p+0L>()"},
+		{"_Z1fILe00000000000000000001EEvv", "void f<0x0.000000000000001p-16385L>()"},
+		{"_Z1fILe3fff8000000000000001EEvv", "void f<0x8.000000000000001p-3L>()"},
+		{"_Z1fILeffff8000000000000000EEvv", "void f<-infL>()"},
+		{"_Z1fILe3fff4000000000000000EEvv", "void f<nanL>()"}, // no integer bit
+		{"_Z1fILe7fff0000000000000000EEvv", "void f<nanL>()"},
+		{"_Z1fILe00008000000000000000EEvv", "void f<0x8p-16385L>()"},
+		// Upper-case digits decode as LLVM decodes them (wrongly).
+		{"_Z1fILf3FC00000EEvv", "void f<0x1.8p-64f>()"},
 		// A conversion operator's type refers forward to the template
 		// arguments after it, here to itself (bad input LLVM 14 prints
 		// without looping).
