@@ -10,5 +10,7 @@ echo "== allocation tests, without the race detector"
 go test -count=1 "$@" -run Allocs ./...
 echo "== every test, with the race detector"
 # -ldflags=-w=0 keeps DWARF in test binaries: inline's TestSelfGo symbolizes its own
-# process and compares with runtime.CallersFrames.
-go test -race -count=1 -ldflags=-w=0 "$@" ./...
+# process and compares with runtime.CallersFrames. The race detector slows the
+# heaviest packages (inflate's random streams, inline's fixtures) to minutes on
+# a busy 2-core machine, past go test's default 10-minute limit per package.
+go test -race -count=1 -timeout 30m -ldflags=-w=0 "$@" ./...
