@@ -13,6 +13,7 @@
 //	h, ok, err := d.UnitContaining(off) // header of the unit holding a .debug_info offset
 //	u, err := d.LoadUnit(h)             // header + root DIE (bases, name, low_pc, ...) + abbrevs
 //	u, err := d.UnitAt(off)             // the same, cached per unit offset (allocation-free when cached)
+//	u, err := d.LoadSplitUnit(h, bases) // a split unit of a .dwo/.dwp, with its skeleton's bases (SplitBases)
 //	er := u.Entries()                   // DIE reader, or u.EntriesAt(off)
 //	var e dwinfo.Entry
 //	for er.Next(&e) == nil {            // io.EOF at the unit's end; null entries are not returned
