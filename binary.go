@@ -101,6 +101,11 @@ func (b *Binary) Close() error {
 			err = e
 		}
 	}
+	if b.dwarf != nil && b.dwarf.sup != nil {
+		if e := b.dwarf.sup.close(); err == nil {
+			err = e
+		}
+	}
 	return err
 }
 
@@ -112,6 +117,7 @@ func (b *Binary) loadDWARF(pc uint64) *dwarfModule {
 		b.dwarf = loadModule(b.src, pc, &b.warns)
 		if b.dwarf != nil {
 			b.dwarf.split = b.newSplitter(b.dwarf)
+			b.attachSup(b.dwarf) // module_sup.go
 		}
 	})
 	return b.dwarf

@@ -39,7 +39,14 @@
 // (-gsplit-dwarf) is read as llvm-symbolizer-14 reads it: a skeleton unit's
 // DIEs come from its .dwo, or its slice of a DWARF package (Options.DWP,
 // else BINARY.dwp), found through the locator the first time an address
-// lands in the unit and accepted only with the skeleton's dwo_id.
+// lands in the unit and accepted only with the skeleton's dwo_id. A debug
+// file that dwz processed is read with its supplementary file (named by
+// .gnu_debugaltlink or .debug_sup, found through the locator the first
+// time a string or DIE of it is needed, accepted only with the link's
+// build ID or checksum), which llvm-symbolizer-14 does not read: names,
+// declaration lines and files then come from its partial units as GNU
+// addr2line reads them; without it, a *SupError in Warnings names the
+// missing file and the answers are llvm-symbolizer-14's.
 //
 // Each Frame says which source answered (Source): DWARF, the symbol table,
 // or, for stripped Mach-O images, LC_FUNCTION_STARTS alone.

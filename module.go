@@ -37,6 +37,10 @@ type dwarfModule struct {
 	// where there are none to find (Mach-O).
 	split *splitter
 
+	// sup is the supplementary file of a dwz-processed module, found on
+	// first use (module_sup.go); nil where there is none to find.
+	sup *supplementary
+
 	// obj is the source when it is a relocatable object whose line
 	// tables answer per section (source.go); nil otherwise.
 	obj objectSource
@@ -218,12 +222,10 @@ func (s *dwarfModule) unit(off uint64) (*unitState, error) {
 	}
 	us.inlOnce.Do(func() {
 		d, u := s.data, us.unit
-		opts := &inline.Options{LineTable: func(u *dwinfo.Unit) *linetable.Table {
-			if o, err := s.unitLines(u.Offset); err == nil {
-				return o.lines
-			}
-			return nil
-		}}
+		// Another unit's line table names the declaration files of the
+		// abstract origins it holds: of this module, or of its
+		// supplementary file (module_sup.go).
+		opts := &inline.Options{LineTable: s.lineTableOf}
 		if sp := s.splitOf(us.unit); sp != nil {
 			// A skeleton: the DIEs are its split unit's, the line
 			// table (and every file index) the skeleton's.
