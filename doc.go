@@ -23,12 +23,37 @@
 // # Packages
 //
 //   - linetable: the streaming .debug_line decoder, lookup table and assembler.
-//   - elfx: ELF sections (decompressed lazily), build IDs, .gnu_debuglink,
-//     separate debug files with identity checks.
-//   - symtab: symbol tables as sorted address maps; demangling.
-//   - inline: inline call chains from .debug_info.
-//   - macho: Mach-O thin and universal files, dSYM bundles.
+//   - elfx: ELF sections (decompressed lazily; relocated in ET_REL objects),
+//     build IDs, .gnu_debuglink, separate debug files with identity checks.
+//   - symtab: symbol tables as sorted address maps; demangling (Itanium and
+//     Rust v0 printers of our own).
+//   - inline: inline call chains from .debug_info; FRAME locals.
+//   - macho: Mach-O thin and universal files, dSYM bundles, Go's __zdebug_*.
+//   - locate: finding every external file by identity (Locator, Dirs, Chain).
+//   - debuginfod: a Locator that downloads by build ID (opt-in; this package
+//     does not import it, so it links no HTTP client).
 //   - slide: runtime to file addresses (ASLR slide, load bias, maps).
+//
+// # Layout of this package
+//
+// Three seams keep each source of information one small piece:
+//
+//   - A DWARF module (module.go) is one file's DWARF: its sections, the
+//     address index over its units, and each unit's line table and inline
+//     index, built on first use. Modules compose: a skeleton unit refers to
+//     the module of its .dwo or .dwp slice (split.go), a dwz-processed file
+//     to its supplementary module, and each object of a Mach-O debug map is
+//     a module of its own (debugmap.go).
+//   - Each binary format lists its answerers, tried in order for an address
+//     (the binary's DWARF, then for Mach-O the debug map), and its namers,
+//     one final pass that names the outermost frame (the symbol table, then
+//     for Mach-O LC_FUNCTION_STARTS): see lookup.go. A new source of answers
+//     is one more answerer.
+//   - Every external file (debug file, dSYM, .dwo, .dwp, supplementary file,
+//     debug-map object) is asked for by identity through one
+//     locate.Locator (Options.Debug.Locator, else locate.Dirs), and checked
+//     against that identity before use. Binary.Identity records each file
+//     that answered, how it was found and its SHA-256.
 //
 // This package composes them: Open finds the debug information (a separate
 // ELF debug file by build ID or .gnu_debuglink, a dSYM by UUID; a file of the
