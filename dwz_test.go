@@ -545,3 +545,103 @@ func dwzCopy(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// dwzFiles is a Locator serving a debug file and a supplementary file from
+// memory, for FuzzDWZ.
+type dwzFiles struct{ debug, sup []byte }
+
+func (l dwzFiles) Locate(_ context.Context, k locate.Key) iter.Seq2[*locate.File, error] {
+	return func(yield func(*locate.File, error) bool) {
+		switch k.Kind {
+		case locate.KindDebugFile:
+			yield(locate.NewBytes("/fuzz/bin.debug", locate.HowDebugLink, l.debug), nil)
+		case locate.KindSup:
+			yield(locate.NewBytes("/fuzz/"+filepath.Base(k.Name), locate.HowAltLink, l.sup), nil)
+		}
+	}
+}
+
+// dwzFuzzSections are the sections FuzzDWZ overwrites bytes of.
+var dwzFuzzSections = []string{".debug_info", ".debug_abbrev", ".debug_str", ".debug_line", ".gnu_debugaltlink", ".debug_sup"}
+
+// FuzzDWZ feeds corrupt dwz files through symbolization: a fixture's debug
+// file or its supplementary file, with bytes of one of its sections
+// overwritten (the section chosen by index, the offset within it) and the
+// file maybe cut short, served from memory; lookups in every function.
+// Nothing may panic or hang, and every problem is a *DecodeError or a
+// *SupError.
+func FuzzDWZ(f *testing.F) {
+	type base struct {
+		bin, debug, sup []byte
+		pcs             []uint64
+	}
+	var bases []base
+	for _, fx := range []string{"multi/cpp-gcc-O2", "dwarf5/c-gcc-O2-dwarf5"} {
+		b := base{bin: mustRead(f, dwzPath(fx)), debug: mustRead(f, dwzPath(fx)+".debug"), sup: mustRead(f, dwzPath(dwzSups[fx]))}
+		ef, err := elf.NewFile(bytes.NewReader(b.bin))
+		if err != nil {
+			f.Fatal(err)
+		}
+		syms, _ := ef.Symbols()
+		for _, s := range syms {
+			if elf.ST_TYPE(s.Info) == elf.STT_FUNC && s.Size > 0 {
+				b.pcs = append(b.pcs, s.Value+s.Size/2)
+			}
+		}
+		bases = append(bases, b)
+	}
+	for i := range bases {
+		for sec := range uint8(len(dwzFuzzSections)) {
+			f.Add(uint8(i), false, sec, uint32(0), []byte{0xff, 0xff, 0xff, 0xff}, uint32(0))
+			f.Add(uint8(i), true, sec, uint32(12), []byte{0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 1}, uint32(0))
+		}
+	}
+	f.Fuzz(func(t *testing.T, which uint8, sup bool, sec uint8, at uint32, patch []byte, keep uint32) {
+		if len(patch) > 64 {
+			return // a long patch only slows the fuzzer's minimization down
+		}
+		b := bases[int(which)%len(bases)]
+		file := b.debug
+		if sup {
+			file = b.sup
+		}
+		file = bytes.Clone(file)
+		ef, err := elf.NewFile(bytes.NewReader(file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := ef.Section(dwzFuzzSections[int(sec)%len(dwzFuzzSections)]); s != nil && s.Size > 0 && s.Type != elf.SHT_NOBITS {
+			copy(file[s.Offset+uint64(at)%s.Size:s.Offset+s.Size], patch)
+		}
+		if keep != 0 {
+			file = file[:int(keep)%len(file)]
+		}
+		loc := dwzFiles{debug: b.debug, sup: b.sup}
+		if sup {
+			loc.sup = file
+		} else {
+			loc.debug = file
+		}
+		dir := t.TempDir()
+		path := filepath.Join(dir, "bin")
+		if err := os.WriteFile(path, b.bin, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		bin, err := symbolize.Open(path, &symbolize.Options{Inlines: true, Debug: &elfx.DebugOptions{Locator: loc}})
+		if err != nil {
+			return // the debug file itself refused (its build ID cut away)
+		}
+		defer bin.Close()
+		var fr []symbolize.Frame
+		for _, pc := range b.pcs {
+			fr, _ = bin.AppendFrames(fr[:0], pc)
+		}
+		for _, w := range bin.Warnings() {
+			var de *symbolize.DecodeError
+			var se *symbolize.SupError
+			if !errors.As(w, &de) && !errors.As(w, &se) {
+				t.Errorf("warning %v is neither a *DecodeError nor a *SupError", w)
+			}
+		}
+	})
+}
