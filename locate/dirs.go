@@ -39,7 +39,9 @@ type Dirs struct {
 //     not climb out with "..") and DIR/base(Name) (as GDB searches its
 //     debug-file-directory).
 //   - KindDWP: Name when set; else BINARY.dwp (as LLVM).
-//   - KindSup [dwz]: Name when absolute, else BINDIR/Name; then
+//   - KindSup [dwz]: Name when absolute, else BINDIR/Name; then, for a
+//     Name holding "/.dwz/", DIR/.dwz/ followed by what comes after it (as
+//     GDB moves a supplementary file to other debug directories); then
 //     DIR/.dwz/base(Name); then DIR/.build-id/xx/yyyy.debug by build ID.
 //   - KindObject: Name, relative to BINDIR when not absolute.
 //
@@ -160,6 +162,17 @@ func (d Dirs) candidates(k Key) []candidate {
 				add(k.Name, HowAltLink)
 			case bindir != "":
 				add(filepath.Join(bindir, k.Name), HowAltLink)
+			}
+			// GDB (dwz_search_other_debugdirs) moves a name under
+			// ".../.dwz/" to each debug directory: Debian's
+			// /usr/lib/debug/.dwz/x86_64-linux-gnu/NAME.debug is
+			// DIR/.dwz/x86_64-linux-gnu/NAME.debug there.
+			if i := strings.LastIndex(k.Name, "/.dwz/"); i >= 0 {
+				if rest := k.Name[i+len("/.dwz/"):]; filepath.IsLocal(rest) {
+					for _, dir := range d.dirs() {
+						add(filepath.Join(dir, ".dwz", rest), HowDWZDir)
+					}
+				}
 			}
 			if base := filepath.Base(k.Name); base != "." && base != ".." && base != "/" {
 				for _, dir := range d.dirs() {

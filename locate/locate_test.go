@@ -63,6 +63,7 @@ func TestDirs(t *testing.T) {
 		"cdir/obj/a.dwo", "bin/obj/a.dwo", "bin/a.dwo", "bin/prog.dwp", "debug/obj/a.dwo", "debug/a.dwo",
 		"debug/b.dwo",
 		"bin/common.debug", "debug/.dwz/common.debug", "debug/.build-id/12/34.debug",
+		"debug/.dwz/x86_64-linux-gnu/libx.debug", "debug/.dwz/libx.debug",
 		"bin/lib.o",
 	)
 	dbg := filepath.Join(dir, "debug")
@@ -86,6 +87,11 @@ func TestDirs(t *testing.T) {
 		{"dwp beside the binary", Key{Kind: KindDWP, From: bin}, []string{"bin/prog.dwp dwp beside the binary"}},
 		{"supplementary file: alt link, .dwz, build ID", Key{Kind: KindSup, From: bin, Name: "common.debug", BuildID: []byte{0x12, 0x34}},
 			[]string{"bin/common.debug alt link", "debug/.dwz/common.debug .dwz folder", "debug/.build-id/12/34.debug build-id folder"}},
+		{"supplementary file: Debian's absolute link, moved to the debug directory", Key{Kind: KindSup, From: bin,
+			Name: "/usr/lib/debug/.dwz/x86_64-linux-gnu/libx.debug"},
+			[]string{"debug/.dwz/x86_64-linux-gnu/libx.debug .dwz folder", "debug/.dwz/libx.debug .dwz folder"}},
+		{"supplementary file: what follows .dwz/ must stay inside", Key{Kind: KindSup, From: bin, Name: "/x/.dwz/../../etc/libx.debug"},
+			[]string{"debug/.dwz/libx.debug .dwz folder"}},
 		{"object beside the image", Key{Kind: KindObject, From: bin, Name: "lib.o"}, []string{"bin/lib.o debug map path"}},
 		{"nothing without a name", Key{Kind: KindObject, From: bin}, nil},
 	} {
