@@ -10,6 +10,8 @@
 //	        [-summary S.tsv] [-examples E.md] [-show 3]
 //	dbgdiff describe NAME LIB DWARFFILE          a row of the libraries table
 //	dbgdiff report S.tsv                         the Markdown tables
+//	dbgdiff gnunames -lib L -addrs A -gnu G.txt -short S.json -linkage K.json -llvm V.json
+//	        a row comparing GNU addr2line's names with ours (dwz-gnu.sh)
 package main
 
 import (
@@ -31,6 +33,8 @@ func main() {
 		err = describe(os.Args[2:])
 	case "report":
 		err = report(os.Args[2:])
+	case "gnunames":
+		err = gnunames(os.Args[2:])
 	default:
 		usage()
 	}
@@ -41,6 +45,6 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: dbgdiff sample|compare|describe|report ARGS")
+	fmt.Fprintln(os.Stderr, "usage: dbgdiff sample|compare|describe|report|gnunames ARGS")
 	os.Exit(2)
 }
