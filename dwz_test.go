@@ -645,3 +645,40 @@ func FuzzDWZ(f *testing.F) {
 		}
 	})
 }
+
+// TestDWZLocalsMatchTwin: FRAME answers (Binary.Locals) on a dwz fixture
+// read with its supplementary file are llvm-symbolizer-14's on the twin,
+// byte for byte in its LLVM output style, at every 16th byte of every
+// function (at most 1500 a file): inlined calls whose origins dwz moved
+// into partial units of either file, types sized there, declaration files
+// named in the partial units' own line tables.
+func TestDWZLocalsMatchTwin(t *testing.T) {
+	llvm, err := exec.LookPath("llvm-symbolizer-14")
+	if err != nil {
+		t.Skip("llvm-symbolizer-14 not installed")
+	}
+	max := 1500
+	if testing.Short() {
+		max = 300
+	}
+	for _, fx := range dwzFixtures {
+		t.Run(fx, func(t *testing.T) {
+			pcs := framePCs(frameSymbols(dwzTwin(fx)), max)
+			want := llvmFrames(t, llvm, dwzTwin(fx), pcs)
+			b := openDWZ(t, dwzPath(fx), symbolize.Options{})
+			same := 0
+			for i, pc := range pcs {
+				ls, err := b.Locals(pc)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := formatFrame(ls); got != want[i] {
+					t.Errorf("FRAME 0x%x:\nours\n%s\nllvm-symbolizer-14 on the twin\n%s", pc, got, want[i])
+				} else {
+					same++
+				}
+			}
+			t.Logf("%s: %d of %d FRAME answers identical", fx, same, len(pcs))
+		})
+	}
+}

@@ -85,7 +85,7 @@ func (b *Binary) AppendLocals(dst []Local, pc uint64) ([]Local, error) {
 	if !ok {
 		return dst, nil
 	}
-	opts := &inline.LocalsOptions{LineTable: us.lines, AddrSize: s.firstAddrSize(us)}
+	opts := &inline.LocalsOptions{LineTable: us.lines, AddrSize: s.firstAddrSize(us), PartialLineTable: s.lineTableOf}
 	name := ".debug_loc"
 	if us.unit.Version >= 5 {
 		name = ".debug_loclists"

@@ -116,6 +116,11 @@ type Local struct {
 type LocalsOptions struct {
 	// LineTable is the unit's line table; it names DW_AT_decl_file.
 	LineTable *linetable.Table
+	// PartialLineTable returns the line table of a partial unit (dwz's,
+	// of this file or of its supplementary file) that holds a local's
+	// abstract origin: the origin's DW_AT_decl_file names a file of that
+	// table (see sup.go). nil, or a nil result, names no file there.
+	PartialLineTable func(u *dwinfo.Unit) *linetable.Table
 	// Loc and Loclists are .debug_loc (read for units before DWARF 5) and
 	// .debug_loclists (DWARF 5): location lists.
 	Loc, Loclists []byte
@@ -201,7 +206,8 @@ type localsReader struct {
 
 // function is a function whose locals are being listed.
 type function struct {
-	off    uint64 // its DIE
+	u      *dwinfo.Unit // the unit holding its DIE (an inlined call's origin may be in another)
+	off    uint64       // its DIE
 	name   string
 	fbReg  int // register of a DW_AT_frame_base of DW_OP_regN; -1 if none
 	loaded bool
@@ -243,7 +249,7 @@ func (lr *localsReader) walk(dst []Local, die uint64) ([]Local, error) {
 		}
 		var fn int
 		if first {
-			fn = lr.function(die)
+			fn = lr.function(u, die)
 		} else {
 			if e.Depth-1 >= len(fns) { // cannot happen: depths grow one at a time
 				break
@@ -265,7 +271,7 @@ func (lr *localsReader) walk(dst []Local, die uint64) ([]Local, error) {
 			if v, ok := lr.attr(u, &e, dwinfo.AttrAbstractOrigin); ok {
 				if ou, off, ok := lr.ref(u, v); ok {
 					if _, ok := lr.entry(ou, off); ok {
-						fn = lr.function(off)
+						fn = lr.function(ou, off)
 					}
 				}
 			}
@@ -275,17 +281,21 @@ func (lr *localsReader) walk(dst []Local, die uint64) ([]Local, error) {
 	return dst, lr.err
 }
 
-// function returns the index in lr.fn of the function whose DIE is at off,
-// reading its name and frame base on first use.
-func (lr *localsReader) function(off uint64) int {
-	if i, ok := lr.fnIdx[off]; ok {
+// function returns the index in lr.fn of the function whose DIE is at off
+// in u, reading its name and frame base on first use.
+func (lr *localsReader) function(u *dwinfo.Unit, off uint64) int {
+	key := off
+	if u.Data() != lr.d {
+		key |= 1 << 63 // an origin in the supplementary file: offsets there are another file's
+	}
+	if i, ok := lr.fnIdx[key]; ok {
 		return i
 	}
 	if lr.fnIdx == nil {
 		lr.fnIdx = make(map[uint64]int)
 	}
-	lr.fn = append(lr.fn, function{off: off, fbReg: -1})
-	lr.fnIdx[off] = len(lr.fn) - 1
+	lr.fn = append(lr.fn, function{u: u, off: off, fbReg: -1})
+	lr.fnIdx[key] = len(lr.fn) - 1
 	return len(lr.fn) - 1
 }
 
@@ -297,7 +307,8 @@ func (lr *localsReader) load(f *function) {
 		return
 	}
 	f.loaded = true
-	u, e, ok := lr.at(f.off)
+	u := f.u
+	e, ok := lr.entry(u, f.off)
 	if !ok {
 		return
 	}
@@ -462,10 +473,21 @@ func (lr *localsReader) local(e *dwinfo.Entry, fn int) Local {
 			}
 		}
 	}
-	if va.file.Attr != 0 && lr.opts.LineTable != nil {
+	// LLVM 14 names an origin's DW_AT_decl_file in the answering unit's
+	// line table, as the compiler meant it (gcc LTO's origins in other
+	// units included); an origin that dwz moved into a partial unit names
+	// a file of that unit's own table, as it did before dwz.
+	lt, dir := lr.opts.LineTable, lr.compDir
+	if du != lr.u && du.Root.Tag == dwinfo.TagPartialUnit {
+		lt, dir = nil, string(du.Root.CompDir)
+		if lr.opts.PartialLineTable != nil {
+			lt = lr.opts.PartialLineTable(du)
+		}
+	}
+	if va.file.Attr != 0 && lt != nil {
 		if i, ok := unsigned(va.file); ok {
 			// getFileNameByIndex: an index the table lacks names nothing.
-			l.DeclFile, _ = lr.opts.LineTable.Header().FilePath(i, lr.compDir)
+			l.DeclFile, _ = lt.Header().FilePath(i, dir)
 		}
 	}
 	if va.line.Attr != 0 {
@@ -649,7 +671,11 @@ func llvmSLEB(p []byte) (int64, int) {
 // typeSize is LLVM 14's getTypeSize for the type DIE of u at off, depth
 // steps into a chain; memoized by offset.
 func (lr *localsReader) typeSize(u *dwinfo.Unit, off uint64, depth int) typeSize {
-	if ts, ok := lr.sizes[off]; ok {
+	key := off
+	if u.Data() != lr.d {
+		key |= 1 << 63 // a type of the supplementary file: offsets there are another file's
+	}
+	if ts, ok := lr.sizes[key]; ok {
 		return ts
 	}
 	if depth >= lr.opts.MaxTypeDepth {
@@ -658,9 +684,9 @@ func (lr *localsReader) typeSize(u *dwinfo.Unit, off uint64, depth int) typeSize
 	if lr.sizes == nil {
 		lr.sizes = make(map[uint64]typeSize)
 	}
-	lr.sizes[off] = typeSize{} // a cycle back here sizes nothing
+	lr.sizes[key] = typeSize{} // a cycle back here sizes nothing
 	ts := lr.computeSize(u, off, depth)
-	lr.sizes[off] = ts
+	lr.sizes[key] = ts
 	return ts
 }
 
@@ -837,23 +863,25 @@ func (lr *localsReader) attr(u *dwinfo.Unit, e *dwinfo.Entry, at dwinfo.Attr) (d
 // ref resolves a reference value of a DIE of u to the unit and offset of
 // the DIE it names, as LLVM's getAttributeValueAsReferencedDie: a
 // unit-relative form stays within u, DW_FORM_ref_addr may name any unit.
-// Other classes (signatures, supplementary files) name nothing.
+// A reference into a dwz supplementary file (DW_FORM_GNU_ref_alt,
+// DW_FORM_ref_sup4/8: the types dwz moved there) names a unit of that
+// file when the Data has it (see sup.go); signatures name nothing.
 func (lr *localsReader) ref(u *dwinfo.Unit, v dw.Value) (*dwinfo.Unit, uint64, bool) {
-	off, ok := u.Ref(v)
+	d, off, ok := u.Target(v)
 	if !ok {
 		return nil, 0, false
 	}
-	if off >= u.DIEOffset && off < u.End {
+	if d == u.Data() && off >= u.DIEOffset && off < u.End {
 		return u, off, true
 	}
 	if v.Class == dw.ClassRef {
 		return nil, 0, false
 	}
-	h, ok, _ := lr.d.UnitContaining(off)
+	h, ok, _ := d.UnitContaining(off)
 	if !ok || off < h.DIEOffset {
 		return nil, 0, false
 	}
-	ou, err := lr.d.UnitAt(h.Offset)
+	ou, err := d.UnitAt(h.Offset)
 	if err != nil {
 		lr.note(err)
 		return nil, 0, false
@@ -869,14 +897,4 @@ func (lr *localsReader) entry(u *dwinfo.Unit, off uint64) (dwinfo.Entry, bool) {
 		return e, false
 	}
 	return e, true
-}
-
-// at decodes the DIE at absolute offset off, in lr.u or another unit.
-func (lr *localsReader) at(off uint64) (*dwinfo.Unit, dwinfo.Entry, bool) {
-	u, off, ok := lr.ref(lr.u, dw.Value{Class: dw.ClassRefAddr, U: off})
-	if !ok {
-		return nil, dwinfo.Entry{}, false
-	}
-	e, ok := lr.entry(u, off)
-	return u, e, ok
 }
