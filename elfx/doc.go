@@ -1,7 +1,9 @@
 // Package elfx locates, decompresses and hands out the sections of an ELF
 // file for the decoders of this module: DWARF sections (SHF_COMPRESSED with
 // zlib or zstd, and the legacy GNU .zdebug_* form), the raw symbol tables,
-// program headers, the GNU build ID and .gnu_debuglink. It also finds the
+// program headers, the GNU build ID, .gnu_debuglink, and a dwz-processed
+// file's link to its supplementary file (.gnu_debugaltlink or .debug_sup:
+// SupLink, SupID). It also finds the
 // separate debug file of a stripped binary through a replaceable
 // locate.Locator, and accepts it only when its identity (build ID, or else
 // the debuglink CRC) matches the binary's.
