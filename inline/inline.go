@@ -38,8 +38,9 @@ const DefaultMaxRefs = 64
 type Options struct {
 	// LineTable returns the line table of another unit, used to name the
 	// DW_AT_decl_file of an abstract origin that lives in that unit (gcc
-	// LTO puts them in a unit of their own). nil, or a nil result, leaves
-	// such StartFile names empty.
+	// LTO puts them in a unit of their own; dwz in partial units, of the
+	// file or of its supplementary file, whose Unit.Data tells which: see
+	// sup.go). nil, or a nil result, leaves such StartFile names empty.
 	LineTable func(u *dwinfo.Unit) *linetable.Table
 	// MaxRefs bounds the DIEs one name lookup visits; 0 means
 	// DefaultMaxRefs.
