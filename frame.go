@@ -7,30 +7,9 @@ import (
 // Local is one local variable or parameter of the function at an address,
 // as llvm-symbolizer's FRAME request reports it (LLVM's DILocal): the
 // sanitizers use it to name the stack object an address falls in.
-type Local struct {
-	// FunctionName is the short (DW_AT_name) name of the function the
-	// variable belongs to: for a variable of an inlined call, the inlined
-	// function. Never demangled.
-	FunctionName string
-	// Name is the variable's DW_AT_name; "" if none.
-	Name string
-	// DeclFile is the path of DW_AT_decl_file in the unit's line table,
-	// "" when it names none; DeclLine is DW_AT_decl_line, 0 if none.
-	DeclFile string
-	DeclLine uint64
-	// FrameOffset is where the variable lives relative to the frame
-	// base, when its location is DW_OP_fbreg (or a DW_OP_breg of the
-	// frame base register).
-	FrameOffset    int64
-	HasFrameOffset bool
-	// Size is the byte size of the variable's type, when known.
-	Size    uint64
-	HasSize bool
-	// TagOffset is DW_AT_LLVM_tag_offset, the hwasan tag offset of the
-	// variable, when present.
-	TagOffset    uint64
-	HasTagOffset bool
-}
+//
+// It is the same type as inline.Local, which decodes it.
+type Local = inline.Local
 
 // Locals returns the local variables and parameters of the function at pc,
 // as llvm-symbolizer 14 answers a FRAME request: every DW_TAG_variable and
@@ -98,19 +77,9 @@ func (b *Binary) AppendLocals(dst []Local, pc uint64) ([]Local, error) {
 	} else {
 		opts.Loc = sec
 	}
-	var scratch [16]inline.Local
-	ls, err := inline.AppendLocals(scratch[:0], s.data, us.unit, die, opts)
+	dst, err = inline.AppendLocals(dst, s.data, us.unit, die, opts)
 	if err != nil {
 		s.warn(err)
-	}
-	for i := range ls {
-		l := &ls[i]
-		dst = append(dst, Local{
-			FunctionName: l.FunctionName, Name: l.Name, DeclFile: l.DeclFile, DeclLine: l.DeclLine,
-			FrameOffset: l.FrameOffset, HasFrameOffset: l.HasFrameOffset,
-			Size: l.Size, HasSize: l.HasSize,
-			TagOffset: l.TagOffset, HasTagOffset: l.HasTagOffset,
-		})
 	}
 	return dst, nil
 }
