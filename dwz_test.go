@@ -578,16 +578,7 @@ func FuzzDWZ(f *testing.F) {
 	var bases []base
 	for _, fx := range []string{"multi/cpp-gcc-O2", "dwarf5/c-gcc-O2-dwarf5"} {
 		b := base{bin: mustRead(f, dwzPath(fx)), debug: mustRead(f, dwzPath(fx)+".debug"), sup: mustRead(f, dwzPath(dwzSups[fx]))}
-		ef, err := elf.NewFile(bytes.NewReader(b.bin))
-		if err != nil {
-			f.Fatal(err)
-		}
-		syms, _ := ef.Symbols()
-		for _, s := range syms {
-			if elf.ST_TYPE(s.Info) == elf.STT_FUNC && s.Size > 0 {
-				b.pcs = append(b.pcs, s.Value+s.Size/2)
-			}
-		}
+		b.pcs = funcMidPCs(f, b.bin)
 		bases = append(bases, b)
 	}
 	for i := range bases {

@@ -580,16 +580,7 @@ func FuzzSplit(f *testing.F) {
 		for _, n := range []string{"lexer", "main", "parser", "stats", "table"} {
 			b.dwos[n+".dwo"] = mustReadSplit(f, filepath.Join(dir, n+".dwo"))
 		}
-		ef, err := elf.NewFile(bytes.NewReader(b.bin))
-		if err != nil {
-			f.Fatal(err)
-		}
-		syms, _ := ef.Symbols()
-		for _, s := range syms {
-			if elf.ST_TYPE(s.Info) == elf.STT_FUNC && s.Size > 0 {
-				b.pcs = append(b.pcs, s.Value+s.Size/2)
-			}
-		}
+		b.pcs = funcMidPCs(f, b.bin)
 		bases = append(bases, b)
 	}
 	for i := range bases {
@@ -740,4 +731,22 @@ func TestSplitDebugFilePackage(t *testing.T) {
 			t.Errorf("warnings: %v", w)
 		}
 	})
+}
+
+// funcMidPCs returns the middle address of every sized function symbol of
+// the ELF image bin: the addresses the fuzz targets look up after
+// damaging a file.
+func funcMidPCs(tb testing.TB, bin []byte) []uint64 {
+	ef, err := elf.NewFile(bytes.NewReader(bin))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	syms, _ := ef.Symbols()
+	var pcs []uint64
+	for _, s := range syms {
+		if elf.ST_TYPE(s.Info) == elf.STT_FUNC && s.Size > 0 {
+			pcs = append(pcs, s.Value+s.Size/2)
+		}
+	}
+	return pcs
 }
