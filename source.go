@@ -3,6 +3,7 @@ package symbolize
 import (
 	"cmp"
 	"debug/elf"
+	"encoding/binary"
 	"slices"
 	"sync"
 
@@ -114,13 +115,44 @@ func readELFSymbols(f *elfx.File, dynamic bool) ([]symtab.Symbol, error) {
 	if err != nil || !ok {
 		return nil, err
 	}
-	return symtab.ReadELF(t.Syms, t.Strings, symtab.ELFOptions{
+	syms, err := symtab.ReadELF(t.Syms, t.Strings, symtab.ELFOptions{
 		Class64:     t.Class == elf.ELFCLASS64,
 		BigEndian:   t.BigEndian,
 		Machine:     uint16(f.Machine),
 		NumSections: uint32(len(f.Sections)),
 		Section:     t.Section,
 	})
+	opdAddresses(f, syms)
+	return syms, err
+}
+
+// opdAddresses gives the symbols of a big-endian 64-bit PowerPC file the
+// addresses LLVM 14's SymbolizableObjectFile gives them: an address that
+// falls within .opd, taken as an offset from the section's address, is a
+// function descriptor, whose first doubleword (the section's bytes as
+// stored, unrelocated) is the function's code address [ELFv1 ABI 3.2.5].
+// In an object file every section is at 0, so LLVM maps every symbol below
+// .opd's size through the zeros of its unrelocated descriptors, and so do
+// we; in a linked ELFv1 binary the descriptors hold the entry points.
+func opdAddresses(f *elfx.File, syms []symtab.Symbol) {
+	if f.Machine != elf.EM_PPC64 || f.Data != elf.ELFDATA2MSB || f.Class != elf.ELFCLASS64 {
+		return
+	}
+	sec := f.Section(".opd")
+	if sec == nil || !sec.HasData() {
+		return
+	}
+	opd, err := sec.Data()
+	if err != nil {
+		return
+	}
+	for i := range syms {
+		s := &syms[i]
+		off := s.Addr - sec.Addr // wraps below the section, as in LLVM
+		if off <= uint64(len(opd)) && uint64(len(opd))-off >= 8 {
+			s.Addr = binary.BigEndian.Uint64(opd[off:])
+		}
+	}
 }
 
 // codeRanges returns the ranges of an executable's or shared object's code
