@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/symbolize-go/symbolize/elfx"
+	"github.com/symbolize-go/symbolize/frame"
 	"github.com/symbolize-go/symbolize/internal/buf"
 	"github.com/symbolize-go/symbolize/locate"
 	"github.com/symbolize-go/symbolize/macho"
@@ -28,75 +29,23 @@ var (
 // ErrClosed is returned by lookups on a closed Binary.
 var ErrClosed = errors.New("symbolize: binary is closed")
 
-// Source says which kind of information answered a frame, like the tags of
-// Apple's symbols tool.
-type Source uint8
+// Source says which kind of information answered a frame. It is package
+// frame's type, so packages that do not import this one name it too.
+type Source = frame.Source
 
+// The sources of a frame, as package frame declares them.
 const (
-	SourceNone           Source = iota // nothing covers the address
-	SourceDWARF                        // debug information (line table, DIEs)
-	SourceSymbolTable                  // a symbol table entry alone
-	SourceFunctionStarts               // a function-starts entry alone (Mach-O)
+	SourceNone           = frame.SourceNone
+	SourceDWARF          = frame.SourceDWARF
+	SourceSymbolTable    = frame.SourceSymbolTable
+	SourceFunctionStarts = frame.SourceFunctionStarts
 )
 
-// String returns the source's name as messages print it ("DWARF", "symbol
-// table", ...).
-func (s Source) String() string {
-	switch s {
-	case SourceDWARF:
-		return "DWARF"
-	case SourceSymbolTable:
-		return "symbol table"
-	case SourceFunctionStarts:
-		return "function starts"
-	}
-	return "none"
-}
-
 // Frame is one source-level frame of an address: a function and a position
-// in it. An address inside inlined calls has several frames, innermost
-// first; every frame but the last has Inlined set.
-//
-// Strings are shared with the Binary's caches and must not be modified.
-type Frame struct {
-	// Function is the name llvm-symbolizer prints for this frame: for the
-	// outermost frame, the covering symbol-table entry's name when there
-	// is one (so gcc's split parts read foo.cold), else the DWARF name;
-	// demangled when Options.Demangle is set. Options.FunctionNames
-	// selects short names or none.
-	Function string
-	// DWARFName is the frame's name from DWARF: DW_AT_linkage_name
-	// through abstract origins and specifications, else DW_AT_name. Never
-	// demangled.
-	DWARFName string
-	// SymbolName is the covering symbol's (linkage) name on the outermost
-	// frame, "" otherwise or when no symbol covers the address; SymbolOffset
-	// is the address minus that symbol's start. A Mach-O frame answered
-	// by LC_FUNCTION_STARTS alone has the name synthesized from the
-	// function's address ("0x100003f00") here and in Function.
-	SymbolName   string
-	SymbolOffset uint64
-
-	File          string // "" when unknown
-	Line          uint32 // 0 when unknown
-	Column        uint32 // 0 when unknown
-	Discriminator uint32
-
-	// CompDir is the compilation directory of the unit that answered
-	// (what llvm-symbolizer --relativenames strips).
-	CompDir string
-
-	StartFile       string // the function's declaration file
-	StartLine       uint32 // the function's declaration line (DW_AT_decl_line)
-	StartAddress    uint64 // the function's (or inlined copy's) first address
-	HasStartAddress bool
-
-	Inlined bool   // this frame was inlined into the next one
-	Source  Source // what answered
-}
-
-// Found reports whether anything is known about the frame.
-func (f *Frame) Found() bool { return f.Source != SourceNone }
+// in it. It is package frame's type (see there for its fields and its
+// llvm-symbolizer formatting), so that leaf packages such as pprofsym take
+// and return the frames this package answers without importing it.
+type Frame = frame.Frame
 
 // FunctionNames selects what Frame.Function holds, like llvm-symbolizer's
 // --functions.
