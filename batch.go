@@ -2,35 +2,78 @@ package symbolize
 
 import (
 	"cmp"
+	"context"
+	"iter"
 	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
 
 	"github.com/symbolize-go/symbolize/internal/buf"
+	"github.com/symbolize-go/symbolize/slide"
 )
 
 // batchChunk is how many addresses one worker symbolizes at a time.
 const batchChunk = 2048
 
-// Batch symbolizes many addresses and calls yield for each, in the order of
-// pcs, with its frames (as AppendFrames would append them) and any error for
-// that address alone: a corrupt unit fails the addresses that land in it,
-// not the batch. frames is reused after yield returns. Returning false
-// from yield stops the batch.
+// Answer is what a batch yields for one address.
+type Answer struct {
+	// Mapping is the mapping that holds the address, in the batches of
+	// Modules and Process; nil in Binary.Batch.
+	Mapping *slide.Module
+	// Addr is the file (link-time) address that was looked up; 0 when the
+	// runtime address had none (Err says why).
+	Addr uint64
+	// Frames are the address's frames, innermost first, as AppendFrames
+	// would append them; they are reused once the iteration continues.
+	Frames []Frame
+	// Err is this address's error alone: a corrupt unit, a mapping whose
+	// file is missing or of another build, a cancelled context.
+	Err error
+}
+
+// Batch returns an iterator over the answers for many addresses, in the
+// order of pcs: for each, its index in pcs and its Answer (Frames as
+// AppendFrames would append them, Err any error for that address alone:
+// a corrupt unit fails the addresses that land in it, not the batch).
+// Frames is reused once the iteration continues; breaking out of the loop
+// stops the batch. Once ctx is done, the addresses not yet symbolized are
+// yielded with its error.
 //
 // Large batches are cut into windows of a few thousand addresses, each
 // sorted and symbolized in address order on all cores
-// (runtime.GOMAXPROCS) while yield consumes the previous window. A run
+// (runtime.GOMAXPROCS) while the loop consumes the previous window. A run
 // of sorted addresses that share an answer (the same line-table row,
 // inline chain and symbol, as in profiles) is symbolized once: the later
 // ones cost a comparison and a copy, not a search.
-func (b *Binary) Batch(pcs []uint64, yield func(i int, frames []Frame, err error) bool) {
+func (b *Binary) Batch(ctx context.Context, pcs []uint64) iter.Seq2[int, Answer] {
+	return func(yield func(int, Answer) bool) {
+		b.batch(ctx, pcs, func(i int, frames []Frame, err error) bool {
+			return yield(i, Answer{Addr: pcs[i], Frames: frames, Err: err})
+		})
+	}
+}
+
+// batch is Batch with a plain callback: yield returns false to stop.
+func (b *Binary) batch(ctx context.Context, pcs []uint64, yield func(i int, frames []Frame, err error) bool) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	workers := runtime.GOMAXPROCS(0)
 	if len(pcs) <= batchChunk || workers < 2 {
 		var c chunkResult
-		c.fill(b, pcs)
-		c.emit(0, yield)
+		for lo := 0; lo < len(pcs); lo += batchChunk {
+			hi := min(lo+batchChunk, len(pcs))
+			if err := ctx.Err(); err != nil {
+				cancelled(lo, len(pcs), err, yield)
+				return
+			}
+			c.fill(b, pcs[lo:hi])
+			if !c.emit(lo, yield) {
+				return
+			}
+			c.reset()
+		}
 		return
 	}
 	if len(pcs) >= readAheadMin {
@@ -95,6 +138,10 @@ func (b *Binary) Batch(pcs []uint64, yield func(i int, frames []Frame, err error
 	}()
 	ok := true
 	for wi := 0; wi < nwin && ok; wi++ {
+		if err := ctx.Err(); err != nil {
+			cancelled(wi*batchWindow, len(pcs), err, yield)
+			break
+		}
 		<-done[wi]
 		w := wins[wi]
 		ok = w.emit(wi*batchWindow, yield)
@@ -110,6 +157,16 @@ func (b *Binary) Batch(pcs []uint64, yield func(i int, frames []Frame, err error
 	for _, w := range wins {
 		if w != nil {
 			w.release()
+		}
+	}
+}
+
+// cancelled yields err for the addresses [lo, hi) of a batch whose context
+// is done.
+func cancelled(lo, hi int, err error, yield func(int, []Frame, error) bool) {
+	for i := lo; i < hi; i++ {
+		if !yield(i, nil, err) {
+			return
 		}
 	}
 }

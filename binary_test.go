@@ -2,6 +2,7 @@ package symbolize
 
 import (
 	"bytes"
+	"context"
 	"debug/elf"
 	"encoding/binary"
 	"errors"
@@ -66,13 +67,13 @@ func TestConcurrentLookups(t *testing.T) {
 			}
 			wg.Wait()
 			// Batch gives the same answers, in order.
-			shared.Batch(pcs, func(i int, frames []Frame, err error) bool {
+			for i, a := range shared.Batch(context.Background(), pcs) {
+				frames, err := a.Frames, a.Err
 				if err != nil || !slices.Equal(frames, want[i]) {
 					t.Errorf("Batch %#x: %v %v, want %v", pcs[i], frames, err, want[i])
-					return false
+					break
 				}
-				return true
-			})
+			}
 		})
 	}
 }
@@ -200,7 +201,8 @@ func TestBatchDense(t *testing.T) {
 			}
 			reused := 0
 			var prev []Frame
-			b.Batch(pcs, func(i int, frames []Frame, err error) bool {
+			for i, a := range b.Batch(context.Background(), pcs) {
+				frames, err := a.Frames, a.Err
 				want, werr := b.AppendFrames(nil, pcs[i])
 				if err != nil || werr != nil || !slices.Equal(frames, want) {
 					t.Fatalf("%#x: Batch %v %v, AppendFrames %v %v", pcs[i], frames, err, want, werr)
@@ -209,8 +211,7 @@ func TestBatchDense(t *testing.T) {
 					reused++
 				}
 				prev = append(prev[:0], frames...)
-				return true
-			})
+			}
 			t.Logf("%d addresses, %d with the previous one's answer", len(pcs), reused)
 		})
 	}
@@ -244,7 +245,8 @@ func TestBatchUnsorted(t *testing.T) {
 		}
 	}
 	next := 0
-	b.Batch(pcs, func(i int, frames []Frame, err error) bool {
+	for i, a := range b.Batch(context.Background(), pcs) {
+		frames, err := a.Frames, a.Err
 		if i != next {
 			t.Fatalf("yield(%d), want %d", i, next)
 		}
@@ -253,19 +255,20 @@ func TestBatchUnsorted(t *testing.T) {
 		if (err == nil) != (werr == nil) || !slices.Equal(frames, want) {
 			t.Fatalf("%d: %#x: Batch %v %v, AppendFrames %v %v", i, pcs[i], frames, err, want, werr)
 		}
-		return true
-	})
+	}
 	if next != n {
 		t.Fatalf("%d answers for %d addresses", next, n)
 	}
 	before := runtime.NumGoroutine()
 	stopAt := batchWindow + batchWindow/3
-	b.Batch(pcs, func(i int, frames []Frame, err error) bool {
+	for i := range b.Batch(context.Background(), pcs) {
 		if i > stopAt {
 			t.Fatalf("yield(%d) after stopping at %d", i, stopAt)
 		}
-		return i < stopAt
-	})
+		if i >= stopAt {
+			break
+		}
+	}
 	for range 100 {
 		if runtime.NumGoroutine() <= before {
 			return
@@ -290,22 +293,78 @@ func TestBatchAfterErrors(t *testing.T) {
 			t.Fatal(err)
 		}
 		closed.Close()
-		closed.Batch(pcs, func(i int, _ []Frame, err error) bool {
+		for i, a := range closed.Batch(context.Background(), pcs) {
+			err := a.Err
 			if !errors.Is(err, ErrClosed) {
 				t.Fatalf("closed: %#x: %v", pcs[i], err)
 			}
-			return true
-		})
+		}
 		open, err := NewBytes(data, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		open.Batch(pcs, func(i int, _ []Frame, err error) bool {
+		for i, a := range open.Batch(context.Background(), pcs) {
+			err := a.Err
 			if err != nil {
 				t.Fatalf("open: %#x: %v", pcs[i], err)
 			}
-			return true
-		})
+		}
 		open.Close()
+	}
+}
+
+// TestBatchCancel: once the context is done, every address not yet
+// symbolized is still yielded, once, with the context's error, in both the
+// one-window and the windowed paths.
+func TestBatchCancel(t *testing.T) {
+	b, err := NewBytes(fixture(t, "cpp-gcc-O3"), &Options{Inlines: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	start, end := b.code[0][0], b.code[0][1]
+	for _, n := range []int{batchChunk / 2, 3*batchWindow + 5} {
+		pcs := make([]uint64, n)
+		for i := range pcs {
+			pcs[i] = start + uint64(i*7919)%(end-start)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		seen := 0
+		for i, a := range b.Batch(ctx, pcs) {
+			if i != seen || !errors.Is(a.Err, context.Canceled) || a.Addr != pcs[i] {
+				t.Fatalf("n=%d: answer %d (want %d): %+v", n, i, seen, a)
+			}
+			seen++
+		}
+		if seen != n {
+			t.Fatalf("n=%d: %d answers", n, seen)
+		}
+		// Cancelled midway: the answers before are real, those after
+		// carry the error, and each index comes once, in order.
+		ctx, cancel = context.WithCancel(context.Background())
+		seen, failed := 0, 0
+		for i, a := range b.Batch(ctx, pcs) {
+			if i != seen {
+				t.Fatalf("n=%d: answer %d, want %d", n, i, seen)
+			}
+			seen++
+			if a.Err != nil {
+				if !errors.Is(a.Err, context.Canceled) {
+					t.Fatalf("n=%d: %d: %v", n, i, a.Err)
+				}
+				failed++
+			} else if failed > 0 {
+				t.Fatalf("n=%d: %d answered after a cancelled one", n, i)
+			}
+			if i == 10 {
+				cancel()
+			}
+		}
+		cancel()
+		if seen != n {
+			t.Fatalf("n=%d: %d answers", n, seen)
+		}
+		t.Logf("n=%d: %d answered, %d cancelled", n, n-failed, failed)
 	}
 }

@@ -1,6 +1,7 @@
 package symbolize_test
 
 import (
+	"context"
 	"fmt"
 	"log"
 
@@ -35,11 +36,10 @@ func ExampleBinary_Batch() {
 	}
 	defer b.Close()
 	pcs := []uint64{0x1240, 0x1206, 0x10}
-	b.Batch(pcs, func(i int, frames []symbolize.Frame, err error) bool {
-		f := frames[0]
+	for i, a := range b.Batch(context.Background(), pcs) {
+		f := a.Frames[0]
 		fmt.Printf("%#x %s %s:%d (%v)\n", pcs[i], f.Function, f.File, f.Line, f.Source)
-		return true
-	})
+	}
 	// Output:
 	// 0x1240 main /symbolize/testdata/src/c/main.c:61 (DWARF)
 	// 0x1206 compute_stats.cold /symbolize/testdata/src/c/vec.h:22 (DWARF)

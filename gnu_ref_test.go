@@ -13,6 +13,7 @@ package symbolize_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"debug/dwarf"
 	"debug/elf"
 	"fmt"
@@ -105,13 +106,13 @@ func runOursFull(t *testing.T, path string, addrs []uint64, names symbolize.Func
 	b := openRef(t, path, symbolize.Options{Inlines: true, FunctionNames: names, DebugFileSymbols: true})
 	defer b.Close()
 	out := make([][]symbolize.Frame, len(addrs))
-	b.Batch(addrs, func(i int, frames []symbolize.Frame, err error) bool {
+	for i, a := range b.Batch(context.Background(), addrs) {
+		frames, err := a.Frames, a.Err
 		if err != nil {
 			t.Errorf("0x%x: %v", addrs[i], err)
 		}
 		out[i] = append([]symbolize.Frame(nil), frames...)
-		return true
-	})
+	}
 	return out
 }
 

@@ -8,6 +8,7 @@ package symbolize_test
 
 import (
 	"bytes"
+	"context"
 	"debug/elf"
 	"encoding/json"
 	"fmt"
@@ -362,7 +363,8 @@ func openRef(t *testing.T, path string, o symbolize.Options) *symbolize.Binary {
 // framesOf symbolizes pcs with b.Batch into the reference's JSON fields.
 func framesOf(t *testing.T, b *symbolize.Binary, pcs []uint64) [][]refFrame {
 	out := make([][]refFrame, len(pcs))
-	b.Batch(pcs, func(i int, frames []symbolize.Frame, err error) bool {
+	for i, a := range b.Batch(context.Background(), pcs) {
+		frames, err := a.Frames, a.Err
 		if err != nil {
 			t.Errorf("0x%x: %v", pcs[i], err)
 		}
@@ -376,8 +378,7 @@ func framesOf(t *testing.T, b *symbolize.Binary, pcs []uint64) [][]refFrame {
 			}
 			out[i] = append(out[i], r)
 		}
-		return true
-	})
+	}
 	return out
 }
 

@@ -3,6 +3,8 @@ package slide
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"path"
 	"strconv"
 	"strings"
@@ -37,10 +39,39 @@ func lines(data []byte, fn func(line string, off uint64) error) error {
 // (Start, End, Offset, Perms, Path, and Name the base of Path); anonymous
 // and pseudo mappings ("[stack]", "[vdso]") are kept, with Path as printed,
 // so callers decide what to skip. Blank lines are ignored.
+//
+// A line that does not parse costs that line alone: the modules of every
+// other line are returned, with an error joining one *DecodeError per bad
+// line (errors.As finds the first; errors.Is matches ErrFormat). At most
+// maxLineErrors of them are kept, so a file of garbage costs no more than
+// its modules would.
 func ParseProcMaps(data []byte) ([]Module, error) {
 	const sec = "/proc/maps"
 	var mods []Module
-	err := lines(data, func(line string, off uint64) error {
+	var bad []error
+	dropped := 0
+	lines(data, func(line string, off uint64) error {
+		if err := parseMapsLine(&mods, line, off); err != nil {
+			if len(bad) < maxLineErrors {
+				bad = append(bad, err)
+			} else {
+				dropped++
+			}
+		}
+		return nil
+	})
+	if dropped > 0 {
+		bad = append(bad, fmt.Errorf("slide: %s: %d more lines do not parse", sec, dropped))
+	}
+	return mods, errors.Join(bad...)
+}
+
+// maxLineErrors bounds the line errors ParseProcMaps returns.
+const maxLineErrors = 16
+
+func parseMapsLine(mods *[]Module, line string, off uint64) error {
+	const sec = "/proc/maps"
+	{
 		if strings.TrimSpace(line) == "" {
 			return nil
 		}
@@ -62,10 +93,9 @@ func ParseProcMaps(data []byte) ([]Module, error) {
 			m.Path = strings.TrimSpace(line[fieldEnd(line, 5):])
 			m.Name = path.Base(strings.TrimSuffix(m.Path, " (deleted)"))
 		}
-		mods = append(mods, m)
+		*mods = append(*mods, m)
 		return nil
-	})
-	return mods, err
+	}
 }
 
 // fieldEnd returns the offset in s just past its n-th whitespace-separated

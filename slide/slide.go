@@ -120,6 +120,7 @@ type Segment struct {
 	Filesz uint64 // p_filesz
 	Memsz  uint64 // p_memsz
 	Flags  uint32 // p_flags: PF_X = 1, PF_W = 2, PF_R = 4
+	Align  uint64 // p_align (MappingBase reads it; 0 or 1: no alignment)
 }
 
 // ELFSlide returns S = load - link for an ELF image whose first PT_LOAD

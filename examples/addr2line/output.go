@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"strconv"
@@ -101,10 +102,10 @@ func (s *session) answer() {
 			s.pcs = append(s.pcs, reqs[k].addr-s.cfg.adjustVMA)
 		}
 		run := reqs[i:j]
-		m.bin.Batch(s.pcs, func(k int, frames []symbolize.Frame, err error) bool {
+		for k, a := range m.bin.Batch(context.Background(), s.pcs) {
+			frames, err := a.Frames, a.Err
 			s.printCode(&run[k], m, frames, err)
-			return true
-		})
+		}
 		m.reportWarnings(s.stderr, s.warned)
 		i = j
 	}
