@@ -21,6 +21,10 @@ type Answer struct {
 	// Mapping is the mapping that holds the address, in the batches of
 	// Modules and Process; nil in Binary.Batch.
 	Mapping *slide.Module
+	// Offset is the address's offset in the mapped file, PC - Start +
+	// Offset of Mapping, set whenever Mapping is: with a file that
+	// answers nothing, it is what a module+offset frame prints.
+	Offset uint64
 	// Addr is the file (link-time) address that was looked up; 0 when the
 	// runtime address had none (Err says why).
 	Addr uint64

@@ -76,6 +76,20 @@
 // Each Frame says which source answered (Source): DWARF, the symbol table,
 // or, for stripped Mach-O images, LC_FUNCTION_STARTS alone.
 //
+// # Processes and profiles
+//
+// Runtime addresses need no arithmetic of the caller's. A Process
+// (OpenProcess for a live process's /proc/PID/maps, NewProcess for
+// mappings the caller lists) finds the mapping of each address, opens its
+// file on first use, rebases the address as pprof does
+// (slide.MappingBase) and answers with the file's frames, the mapping and
+// the file offset; Process.Addr answers as dladdr does, from symbols alone.
+// Modules does the same for a profiler's (mapping, address) pairs of many
+// processes, with a bounded cache of open files. Their Batch methods group
+// addresses by file and symbolize each file's in address order, equal
+// ones once, on all cores. Package pprofsym symbolizes pprof profiles with
+// a Modules.
+//
 // # Robustness and concurrency
 //
 // No input makes this package or its subpackages panic, hang or allocate out
