@@ -6,12 +6,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/symbolize-go/symbolize/slide"
 )
@@ -498,4 +500,97 @@ func TestMemBuildID(t *testing.T) {
 			t.Errorf("%s: %q %v, want %q", name, got, ok, want)
 		}
 	}
+}
+
+// TestProcessOther: another live process, read through /proc/PID/maps and
+// /proc/PID/mem: its executable's build ID is read from its memory and
+// matches the file, its entry point names _start; once the file is
+// replaced on disk, its addresses carry ErrDeleted.
+func TestProcessOther(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("no /proc")
+	}
+	src, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip(err)
+	}
+	exe := filepath.Join(t.TempDir(), "mysleep")
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(exe, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := elf.Open(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entry, id := f.Entry, buildIDOf(t, f)
+	f.Close()
+	cmd := exec.Command(exe, "30")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer cmd.Process.Kill()
+	// Wait for the loader to map the executable.
+	var p *Process
+	for range 100 {
+		if p != nil {
+			p.Close()
+		}
+		p, err = OpenProcess(cmd.Process.Pid, &ModulesOptions{Options: Options{NoDebugFile: true}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := p.findPath(exe); m != nil && m.UUID != "" {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	defer p.Close()
+	m := p.findPath(exe)
+	if m == nil || m.UUID != id {
+		t.Fatalf("mapping %+v, want build ID %s", m, id)
+	}
+	// The entry point's runtime address: the executable is a PIE whose
+	// first mapping (file offset 0) holds file address 0.
+	pc := m.Start + entry
+	info, err := p.Addr(pc)
+	if err != nil || info.Symbol == "" && info.Path != exe {
+		t.Fatalf("Addr %#x: %+v %v", pc, info, err)
+	}
+	a := p.Lookup(nil, pc)
+	if a.Err != nil || a.Mapping.Path != exe || a.Addr != entry {
+		t.Fatalf("Lookup %#x: %+v", pc, a)
+	}
+	// Replace the file: the process keeps the old one, now deleted.
+	if err := os.Rename(exe, exe+".old"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(exe, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	q, err := OpenProcess(cmd.Process.Pid, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	a = q.Lookup(nil, pc)
+	if !errors.Is(a.Err, ErrDeleted) || a.Mapping == nil || !strings.HasSuffix(a.Mapping.Path, " (deleted)") ||
+		a.Offset != pc-a.Mapping.Start+a.Mapping.Offset || len(a.Frames) != 1 || a.Frames[0].Found() {
+		t.Fatalf("after replacing the file: %+v", a)
+	}
+}
+
+// findPath returns the process's mapping of path at file offset 0.
+func (p *Process) findPath(path string) *slide.Module {
+	mods := p.maps.Load().idx.Modules()
+	for i := range mods {
+		if mods[i].Path == path && mods[i].Offset == 0 {
+			return &mods[i]
+		}
+	}
+	return nil
 }
