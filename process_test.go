@@ -565,11 +565,12 @@ func TestProcessOther(t *testing.T) {
 	if a.Err != nil || a.Mapping.Path != exe || a.Addr != entry {
 		t.Fatalf("Lookup %#x: %+v", pc, a)
 	}
-	// Replace the file: the process keeps the old one, now deleted.
-	if err := os.Rename(exe, exe+".old"); err != nil {
+	// Replace the file as a package upgrade does, renaming a new one over
+	// it: the process keeps the old inode, now deleted.
+	if err := os.WriteFile(exe+".new", data, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(exe, data, 0o755); err != nil {
+	if err := os.Rename(exe+".new", exe); err != nil {
 		t.Fatal(err)
 	}
 	q, err := OpenProcess(cmd.Process.Pid, nil)
