@@ -1,0 +1,5 @@
+//go:build !race
+
+package cgoproc
+
+const raceEnabled = false

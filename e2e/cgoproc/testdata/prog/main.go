@@ -1,0 +1,290 @@
+// Command prog is the test program of cgoproc_test.go: a Go program with
+// C and C++ parts that symbolizes addresses of its own process with
+// symbolize.OpenProcess and prints, as JSON, what it captured and what the
+// Process answered, for the test to judge. It is built by the test (go
+// build keeps the DWARF that go test strips).
+//
+//	prog -dl LIB -gone COPY -vdso-out FILE
+//
+// LIB is a shared library opened after the Process exists; COPY another
+// copy of it, opened and then deleted before its address is looked up;
+// FILE receives the bytes of the vDSO, for llvm-symbolizer-14.
+package main
+
+/*
+#cgo CFLAGS: -O2 -g
+#cgo CXXFLAGS: -O2 -g
+#cgo LDFLAGS: -ldl
+#include <stdlib.h>
+#include "prog.h"
+*/
+import "C"
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"debug/elf"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"unsafe"
+
+	"github.com/symbolize-go/symbolize"
+)
+
+// Report is what prog prints; cgoproc_test.go has the same types.
+type Report struct {
+	Exe      string
+	CXX      []Answer // by capture ID, each at its pc-1
+	Go       []GoPC
+	DL       Answer
+	Gone     Answer
+	VDSO     Answer
+	VDSOSym  string // the vDSO symbol looked up, at VDSO.PC
+	VDSOAddr Addr
+	AddrCtor Addr     // Process.Addr of the constructor's capture
+	Batch    []Answer // every address above and one nothing maps, in one Batch
+}
+
+// GoPC is one PC of runtime.Callers: ours at pc-1, and the runtime's.
+type GoPC struct {
+	Ours    Answer
+	Runtime []Frame
+}
+
+type Answer struct {
+	PC, Addr, Offset uint64
+	Mapping          string // the mapping's path
+	Frames           []Frame
+	Err              string
+	ErrDeleted       bool // errors.Is(Err, symbolize.ErrDeleted)
+	ErrNotMapped     bool
+	ModuleError      bool // errors.As(Err, *symbolize.ModuleError)
+}
+
+type Frame struct {
+	Function, File string
+	Line, Column   uint32
+	Inlined        bool
+}
+
+type Addr struct {
+	Mapping, Path, Symbol, Name string
+	Base, Bias, SymbolAddr      uint64
+	Err                         string
+}
+
+func main() {
+	dl := flag.String("dl", "", "shared library to dlopen")
+	gone := flag.String("gone", "", "copy of a shared library to dlopen and delete")
+	vdsoOut := flag.String("vdso-out", "", "file to write the vDSO's bytes to")
+	flag.Parse()
+	if err := run(*dl, *gone, *vdsoOut); err != nil {
+		fmt.Fprintln(os.Stderr, "prog:", err)
+		os.Exit(1)
+	}
+}
+
+func run(dl, gone, vdsoOut string) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	p, err := symbolize.OpenProcess(os.Getpid(), &symbolize.ModulesOptions{
+		Options: symbolize.Options{Inlines: true, Demangle: true},
+	})
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	r := Report{Exe: exe}
+	var all []uint64 // for the batch
+
+	C.cxx_run(3)
+	for id := range C.ID_COUNT {
+		pc := uint64(C.captured_pc(C.int(id))) - 1 // a return address
+		r.CXX = append(r.CXX, answer(p.Lookup(nil, pc), pc))
+		all = append(all, pc)
+	}
+	r.AddrCtor = addr(p, r.CXX[C.ID_CTOR].PC)
+
+	for _, pc := range goOuter(2) {
+		ours := answer(p.Lookup(nil, uint64(pc)-1), uint64(pc)-1)
+		// A second PC that is no code makes CallersFrames expand the
+		// first's inlined frames, and then ends the iteration.
+		var rt []Frame
+		frames := runtime.CallersFrames([]uintptr{pc, 1})
+		for {
+			f, more := frames.Next()
+			if f.Function != "" {
+				rt = append(rt, Frame{Function: f.Function, File: f.File, Line: uint32(f.Line)})
+			}
+			if !more {
+				break
+			}
+		}
+		r.Go = append(r.Go, GoPC{Ours: ours, Runtime: rt})
+		all = append(all, uint64(pc)-1)
+	}
+
+	// Opened after the Process read the maps: a miss must read them again.
+	pc, err := dlCall(dl)
+	if err != nil {
+		return err
+	}
+	r.DL = answer(p.Lookup(nil, pc-1), pc-1)
+	all = append(all, pc-1)
+
+	pc, err = dlCall(gone)
+	if err != nil {
+		return err
+	}
+	if err := os.Remove(gone); err != nil {
+		return err
+	}
+	r.Gone = answer(p.Lookup(nil, pc-1), pc-1)
+	all = append(all, pc-1)
+
+	r.VDSOSym, pc, err = vdso(vdsoOut)
+	if err != nil {
+		return err
+	}
+	r.VDSO = answer(p.Lookup(nil, pc), pc)
+	r.VDSOAddr = addr(p, pc)
+	all = append(all, pc)
+
+	all = append(all, 8) // the zero page: no mapping
+	r.Batch = make([]Answer, len(all))
+	for i, a := range p.Batch(context.Background(), all) {
+		r.Batch[i] = answer(a, all[i])
+	}
+
+	b, err := json.MarshalIndent(r, "", "\t")
+	if err != nil {
+		return err
+	}
+	_, err = os.Stdout.Write(append(b, '\n'))
+	return err
+}
+
+// The chain goOuter -> goMid -> goLeaf is inlined by gc into goOuter.
+
+//go:noinline
+func goOuter(n int) []uintptr { return goMid(n + 1) }
+
+func goMid(n int) []uintptr { return goLeaf(n * 2) }
+
+func goLeaf(n int) []uintptr {
+	pcs := make([]uintptr, 32+n)
+	return pcs[:runtime.Callers(1, pcs)]
+}
+
+func dlCall(path string) (uint64, error) {
+	cs := C.CString(path)
+	defer C.free(unsafe.Pointer(cs))
+	var msg *C.char
+	pc := uint64(C.dl_call(cs, &msg))
+	if pc == 0 {
+		return 0, fmt.Errorf("dlopen %s: %s", path, C.GoString(msg))
+	}
+	return pc, nil
+}
+
+// vdso returns the name and runtime address of a function of the vDSO,
+// found in its dynamic symbols as the kernel mapped them, and writes the
+// vDSO's bytes to out.
+func vdso(out string) (string, uint64, error) {
+	start, end, err := vdsoRange()
+	if err != nil {
+		return "", 0, err
+	}
+	base := C.vdso_base()
+	if uint64(uintptr(base)) != start {
+		return "", 0, fmt.Errorf("AT_SYSINFO_EHDR is %#x, the [vdso] mapping starts at %#x", uintptr(base), start)
+	}
+	mem := C.GoBytes(base, C.int(end-start))
+	if err := os.WriteFile(out, mem, 0o644); err != nil {
+		return "", 0, err
+	}
+	f, err := elf.NewFile(bytes.NewReader(mem))
+	if err != nil {
+		return "", 0, err
+	}
+	var first uint64
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_LOAD {
+			first = p.Vaddr - p.Off
+			break
+		}
+	}
+	syms, err := f.DynamicSymbols()
+	if err != nil {
+		return "", 0, err
+	}
+	for _, s := range syms {
+		if s.Name == "__vdso_clock_gettime" {
+			return s.Name, start + s.Value - first, nil
+		}
+	}
+	return "", 0, errors.New("the vDSO has no __vdso_clock_gettime")
+}
+
+// vdsoRange reads the [vdso] mapping from /proc/self/maps.
+func vdsoRange() (start, end uint64, err error) {
+	f, err := os.Open("/proc/self/maps")
+	if err != nil {
+		return 0, 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 6 || fields[5] != "[vdso]" {
+			continue
+		}
+		lo, hi, _ := strings.Cut(fields[0], "-")
+		start, err1 := strconv.ParseUint(lo, 16, 64)
+		end, err2 := strconv.ParseUint(hi, 16, 64)
+		if err := errors.Join(err1, err2); err != nil {
+			return 0, 0, err
+		}
+		return start, end, nil
+	}
+	return 0, 0, errors.Join(errors.New("no [vdso] mapping"), sc.Err())
+}
+
+func answer(a symbolize.Answer, pc uint64) Answer {
+	out := Answer{PC: pc, Addr: a.Addr, Offset: a.Offset}
+	if a.Mapping != nil {
+		out.Mapping = a.Mapping.Path
+	}
+	for _, f := range a.Frames {
+		out.Frames = append(out.Frames, Frame{Function: f.Function, File: f.File, Line: f.Line, Column: f.Column, Inlined: f.Inlined})
+	}
+	if a.Err != nil {
+		out.Err = a.Err.Error()
+		out.ErrDeleted = errors.Is(a.Err, symbolize.ErrDeleted)
+		out.ErrNotMapped = errors.Is(a.Err, symbolize.ErrNotMapped)
+		var me *symbolize.ModuleError
+		out.ModuleError = errors.As(a.Err, &me)
+	}
+	return out
+}
+
+func addr(p *symbolize.Process, pc uint64) Addr {
+	info, err := p.Addr(pc)
+	out := Addr{Path: info.Path, Symbol: info.Symbol, Name: info.Name, Base: info.Base, Bias: info.Bias, SymbolAddr: info.SymbolAddr}
+	if info.Mapping != nil {
+		out.Mapping = info.Mapping.Path
+	}
+	if err != nil {
+		out.Err = err.Error()
+	}
+	return out
+}
