@@ -24,7 +24,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -39,8 +38,10 @@ type report struct {
 	Exe      string
 	CXX      []answer
 	Go       []goPC
+	GoSweep  []goPC
 	DL       answer
 	Gone     answer
+	Junk     answer
 	VDSO     answer
 	VDSOSym  string
 	VDSOAddr addrInfo
@@ -49,8 +50,9 @@ type report struct {
 }
 
 type goPC struct {
-	Ours    answer
-	Runtime []frame
+	Ours      answer
+	Runtime   []frame
+	NextEntry bool
 }
 
 type answer struct {
@@ -93,6 +95,7 @@ type run struct {
 	rep    report
 	dl     string // the library opened after OpenProcess
 	gone   string // the one deleted before its lookup
+	junk   string // a file that is no object file
 	vdso   string // the vDSO's bytes
 	err    error
 	skip   string
@@ -152,6 +155,10 @@ func (r *run) do() {
 	r.dl = filepath.Join(r.dir, "libdl.so")
 	r.gone = filepath.Join(r.dir, "libgone.so")
 	r.vdso = filepath.Join(r.dir, "vdso.so")
+	r.junk = filepath.Join(r.dir, "junk.txt")
+	if r.err = os.WriteFile(r.junk, bytes.Repeat([]byte("not an object file\n"), 300), 0o644); r.err != nil {
+		return
+	}
 	prog := filepath.Join(r.dir, "prog")
 	if r.err = command("gcc", "-g", "-O1", "-shared", "-fPIC", "-o", r.dl, "testdata/dl/dl.c"); r.err != nil {
 		return
@@ -171,7 +178,7 @@ func (r *run) do() {
 	if r.err = command(goTool, append(args, "./testdata/prog")...); r.err != nil {
 		return
 	}
-	cmd := exec.Command(prog, "-dl", r.dl, "-gone", r.gone, "-vdso-out", r.vdso)
+	cmd := exec.Command(prog, "-dl", r.dl, "-gone", r.gone, "-junk", r.junk, "-vdso-out", r.vdso)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := runCmd(cmd)
@@ -321,34 +328,16 @@ func TestAddr(t *testing.T) {
 // (gc inlines goMid into goOuter).
 func TestGo(t *testing.T) {
 	r := progRun(t)
-	// Assembly functions: the ELF symbol, which names the outermost frame
-	// (as llvm-symbolizer names it), is the ABI0 symbol; the runtime
-	// prints the Go name.
-	abi0 := 0
 	sawInlined, sawLeaf := false, false
+	abi0 := 0
 	for _, g := range r.rep.Go {
-		got := slices.Clone(g.Ours.Frames) // the report is shared
-		if g.Ours.Err != "" || g.Ours.Mapping != r.rep.Exe {
-			t.Errorf("pc %#x: mapping %q, error %q", g.Ours.PC, g.Ours.Mapping, g.Ours.Err)
+		if sameAsRuntime(t, r, g) == asAssembly {
+			abi0++
 		}
-		if len(got) > 0 && len(got) == len(g.Runtime) {
-			last := &got[len(got)-1]
-			if last.Function == g.Runtime[len(got)-1].Function+".abi0" {
-				abi0++
-				last.Function = g.Runtime[len(got)-1].Function
-			}
-		}
-		want := make([]frame, len(g.Runtime))
-		for i, f := range g.Runtime {
-			want[i] = frame{Function: f.Function, File: f.File, Line: f.Line, Inlined: i < len(g.Runtime)-1}
-		}
-		if diff := cmp.Diff(want, withoutColumns(got)); diff != "" {
-			t.Errorf("pc %#x: frames (-runtime +ours):\n%s", g.Ours.PC, diff)
-		}
-		if len(want) > 1 {
+		if len(g.Runtime) > 1 {
 			sawInlined = true
 		}
-		if len(want) > 0 && want[0].Function == "main.goLeaf" {
+		if len(g.Runtime) > 0 && g.Runtime[0].Function == "main.goLeaf" {
 			sawLeaf = true
 		}
 	}
@@ -359,6 +348,66 @@ func TestGo(t *testing.T) {
 		t.Errorf("no PC in main.goLeaf (%v) or none with inlined frames (%v)", sawLeaf, sawInlined)
 	}
 	t.Logf("%d Go PCs", len(r.rep.Go))
+}
+
+// TestGoSweep compares every byte of goOuter (which holds goMid inlined)
+// and goLeaf with runtime.CallersFrames, as TestGo does. The exception:
+// alignment padding past a function's code, which its DWARF and ELF
+// symbol do not cover and the runtime's tables do (at line 0, or for the
+// last byte, as the next function: CallersFrames finds the function of
+// the return address it is given, pc+1, before it looks up pc).
+func TestGoSweep(t *testing.T) {
+	r := progRun(t)
+	var inlined, padding int
+	for _, g := range r.rep.GoSweep {
+		none := len(g.Ours.Frames) == 1 && g.Ours.Frames[0].Function == "" && g.Ours.Frames[0].Line == 0
+		if none && len(g.Runtime) == 1 && (g.Runtime[0].Line == 0 || g.NextEntry) {
+			padding++
+			continue
+		}
+		sameAsRuntime(t, r, g)
+		if len(g.Runtime) > 1 {
+			inlined++
+		}
+	}
+	if padding == 0 || inlined == 0 {
+		t.Errorf("of %d addresses, %d with inlined frames and %d of padding: want some of each", len(r.rep.GoSweep), inlined, padding)
+	}
+	t.Logf("%d addresses, %d with inlined frames, %d of padding", len(r.rep.GoSweep), inlined, padding)
+}
+
+type sameHow int
+
+const (
+	asIs sameHow = iota
+	asAssembly
+	different
+)
+
+// sameAsRuntime reports whether g's frames are the runtime's, with one
+// exception: an assembly function's ELF symbol, which names the outermost
+// frame (as llvm-symbolizer names it), is the ABI0 symbol NAME.abi0 where
+// the runtime prints NAME.
+func sameAsRuntime(t *testing.T, r *run, g goPC) sameHow {
+	t.Helper()
+	if g.Ours.Err != "" || g.Ours.Mapping != r.rep.Exe {
+		t.Errorf("pc %#x: mapping %q, error %q", g.Ours.PC, g.Ours.Mapping, g.Ours.Err)
+	}
+	how := asIs
+	got := withoutColumns(g.Ours.Frames)
+	if n := len(got); n > 0 && n == len(g.Runtime) && got[n-1].Function == g.Runtime[n-1].Function+".abi0" {
+		how = asAssembly
+		got[n-1].Function = g.Runtime[n-1].Function
+	}
+	want := make([]frame, len(g.Runtime))
+	for i, f := range g.Runtime {
+		want[i] = frame{Function: f.Function, File: f.File, Line: f.Line, Inlined: i < len(g.Runtime)-1}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("pc %#x: frames (-runtime +ours):\n%s", g.Ours.PC, diff)
+		return different
+	}
+	return how
 }
 
 // TestDlopen checks the function of a library opened after the Process
@@ -397,6 +446,19 @@ func TestDeleted(t *testing.T) {
 	}
 }
 
+// TestNotObject checks an address of a mapped file that is no object
+// file: its mapping and offset, and a *ModuleError.
+func TestNotObject(t *testing.T) {
+	r := progRun(t)
+	a := r.rep.Junk
+	if a.Mapping != r.junk || a.Offset != 100 || !a.ModuleError || a.ErrDeleted {
+		t.Errorf("%#x: mapping %q, offset %d, error %q (a *ModuleError: %v); want %q, 100, a *ModuleError", a.PC, a.Mapping, a.Offset, a.Err, a.ModuleError, r.junk)
+	}
+	if len(a.Frames) != 1 || a.Frames[0] != (frame{}) {
+		t.Errorf("%#x: frames %+v, want one that names nothing", a.PC, a.Frames)
+	}
+}
+
 // TestVDSO checks a vDSO function, read from the process's memory.
 func TestVDSO(t *testing.T) {
 	r := progRun(t)
@@ -414,7 +476,8 @@ func TestVDSO(t *testing.T) {
 }
 
 // TestBatch checks that Batch answers every address as Lookup did, the
-// deleted library's and an unmapped one with their errors alone (and no
+// deleted library's, the data file's and an unmapped one with their
+// errors alone (and no
 // frame, where Lookup gives one that names nothing).
 func TestBatch(t *testing.T) {
 	r := progRun(t)
@@ -423,7 +486,7 @@ func TestBatch(t *testing.T) {
 	for _, g := range r.rep.Go {
 		want = append(want, g.Ours)
 	}
-	want = append(want, r.rep.DL, r.rep.Gone, r.rep.VDSO)
+	want = append(want, r.rep.DL, r.rep.Gone, r.rep.Junk, r.rep.VDSO)
 	if len(r.rep.Batch) != len(want)+1 {
 		t.Fatalf("batch of %d answers, want %d", len(r.rep.Batch), len(want)+1)
 	}

@@ -1,4 +1,7 @@
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <stddef.h>
 #include <sys/auxv.h>
 
@@ -28,3 +31,12 @@ uint64_t dl_call(const char *path, const char **err) {
 }
 
 const void *vdso_base(void) { return (const void *)getauxval(AT_SYSINFO_EHDR); }
+
+uint64_t map_file(const char *path, uint64_t len) {
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	void *p = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	return p == MAP_FAILED ? 0 : (uint64_t)(uintptr_t)p;
+}

@@ -4,11 +4,12 @@
 // Process answered, for the test to judge. It is built by the test (go
 // build keeps the DWARF that go test strips).
 //
-//	prog -dl LIB -gone COPY -vdso-out FILE
+//	prog -dl LIB -gone COPY -junk DATA -vdso-out FILE
 //
 // LIB is a shared library opened after the Process exists; COPY another
 // copy of it, opened and then deleted before its address is looked up;
-// FILE receives the bytes of the vDSO, for llvm-symbolizer-14.
+// DATA a file that is no object file, mapped; FILE receives the bytes of
+// the vDSO, for llvm-symbolizer-14.
 package main
 
 /*
@@ -30,6 +31,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"reflect"
 	"runtime"
 	"strconv"
 	"strings"
@@ -43,8 +45,10 @@ type Report struct {
 	Exe      string
 	CXX      []Answer // by capture ID, each at its pc-1
 	Go       []GoPC
+	GoSweep  []GoPC // every byte of goOuter and goLeaf
 	DL       Answer
 	Gone     Answer
+	Junk     Answer // at offset 100 of DATA
 	VDSO     Answer
 	VDSOSym  string // the vDSO symbol looked up, at VDSO.PC
 	VDSOAddr Addr
@@ -56,6 +60,9 @@ type Report struct {
 type GoPC struct {
 	Ours    Answer
 	Runtime []Frame
+	// NextEntry: another function starts at the byte after (the sweep's
+	// addresses are not return addresses, and CallersFrames takes pc+1).
+	NextEntry bool
 }
 
 type Answer struct {
@@ -83,15 +90,16 @@ type Addr struct {
 func main() {
 	dl := flag.String("dl", "", "shared library to dlopen")
 	gone := flag.String("gone", "", "copy of a shared library to dlopen and delete")
+	junk := flag.String("junk", "", "a file that is no object file, to map")
 	vdsoOut := flag.String("vdso-out", "", "file to write the vDSO's bytes to")
 	flag.Parse()
-	if err := run(*dl, *gone, *vdsoOut); err != nil {
+	if err := run(*dl, *gone, *junk, *vdsoOut); err != nil {
 		fmt.Fprintln(os.Stderr, "prog:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dl, gone, vdsoOut string) error {
+func run(dl, gone, junk, vdsoOut string) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return err
@@ -116,21 +124,17 @@ func run(dl, gone, vdsoOut string) error {
 
 	for _, pc := range goOuter(2) {
 		ours := answer(p.Lookup(nil, uint64(pc)-1), uint64(pc)-1)
-		// A second PC that is no code makes CallersFrames expand the
-		// first's inlined frames, and then ends the iteration.
-		var rt []Frame
-		frames := runtime.CallersFrames([]uintptr{pc, 1})
-		for {
-			f, more := frames.Next()
-			if f.Function != "" {
-				rt = append(rt, Frame{Function: f.Function, File: f.File, Line: uint32(f.Line)})
-			}
-			if !more {
-				break
-			}
-		}
-		r.Go = append(r.Go, GoPC{Ours: ours, Runtime: rt})
+		r.Go = append(r.Go, GoPC{Ours: ours, Runtime: callersFrames(pc)})
 		all = append(all, uint64(pc)-1)
+	}
+
+	for _, fn := range []any{goOuter, goLeaf} {
+		entry := reflect.ValueOf(fn).Pointer()
+		for pc := entry; runtime.FuncForPC(pc).Entry() == entry; pc++ {
+			ours := answer(p.Lookup(nil, uint64(pc)), uint64(pc))
+			next := runtime.FuncForPC(pc+1).Entry() == pc+1
+			r.GoSweep = append(r.GoSweep, GoPC{Ours: ours, Runtime: callersFrames(pc + 1), NextEntry: next})
+		}
 	}
 
 	// Opened after the Process read the maps: a miss must read them again.
@@ -150,6 +154,15 @@ func run(dl, gone, vdsoOut string) error {
 	}
 	r.Gone = answer(p.Lookup(nil, pc-1), pc-1)
 	all = append(all, pc-1)
+
+	cs := C.CString(junk)
+	pc = uint64(C.map_file(cs, 4096))
+	C.free(unsafe.Pointer(cs))
+	if pc == 0 {
+		return fmt.Errorf("cannot map %s", junk)
+	}
+	r.Junk = answer(p.Lookup(nil, pc+100), pc+100)
+	all = append(all, pc+100)
 
 	r.VDSOSym, pc, err = vdso(vdsoOut)
 	if err != nil {
@@ -183,6 +196,24 @@ func goMid(n int) []uintptr { return goLeaf(n * 2) }
 func goLeaf(n int) []uintptr {
 	pcs := make([]uintptr, 32+n)
 	return pcs[:runtime.Callers(1, pcs)]
+}
+
+// callersFrames returns the frames runtime.CallersFrames gives for the
+// return address pc (it looks up pc-1).
+func callersFrames(pc uintptr) []Frame {
+	// A second PC that is no code makes CallersFrames expand the first's
+	// inlined frames, and then ends the iteration.
+	var out []Frame
+	frames := runtime.CallersFrames([]uintptr{pc, 1})
+	for {
+		f, more := frames.Next()
+		if f.Function != "" {
+			out = append(out, Frame{Function: f.Function, File: f.File, Line: uint32(f.Line)})
+		}
+		if !more {
+			return out
+		}
+	}
 }
 
 func dlCall(path string) (uint64, error) {

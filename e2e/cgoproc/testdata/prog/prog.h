@@ -35,6 +35,10 @@ int cxx_run(int x);
 // the reason in *err.
 uint64_t dl_call(const char *path, const char **err);
 
+// map_file maps the first len bytes of the file at path, read-only, and
+// returns their address, or 0.
+uint64_t map_file(const char *path, uint64_t len);
+
 // vdso_base is the address of the vDSO's ELF header (AT_SYSINFO_EHDR).
 const void *vdso_base(void);
 
