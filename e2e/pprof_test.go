@@ -125,23 +125,7 @@ func TestPprof(t *testing.T) {
 	for _, p := range profPrograms {
 		t.Run(p.name, func(t *testing.T) {
 			t.Parallel()
-			cc := requireCompiler(t, p.cc)
-			dir := t.TempDir()
-			bin := filepath.Join(dir, "prof-"+p.name)
-			compile(t, cc, p.src, bin, p.flags...)
-			trace := filepath.Join(dir, "trace.txt")
-			args := []string{trace}
-			if p.dirArg {
-				args = append(args, walkTree(t, dir))
-			}
-			run(t, nil, bin, args...)
-			prof, err := traceProfile(trace)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Logf("%d samples, %d locations in %d mappings", len(prof.Sample), len(prof.Location), len(prof.Mapping))
-			file := filepath.Join(dir, "prof.pb.gz")
-			writeProfile(t, prof, file)
+			file := rawProfile(t, p)
 			for _, v := range pprofViews {
 				t.Run(v.name, func(t *testing.T) {
 					llvm := runPprof(t, pprof, syms.llvm, file, v.flags)
@@ -157,6 +141,30 @@ func TestPprof(t *testing.T) {
 			}
 		})
 	}
+}
+
+// rawProfile builds and runs the program p and returns the file of its
+// unsymbolized profile, in a directory of t's that also holds the program.
+func rawProfile(t *testing.T, p profProgram) string {
+	t.Helper()
+	cc := requireCompiler(t, p.cc)
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "prof-"+p.name)
+	compile(t, cc, p.src, bin, p.flags...)
+	trace := filepath.Join(dir, "trace.txt")
+	args := []string{trace}
+	if p.dirArg {
+		args = append(args, walkTree(t, dir))
+	}
+	run(t, nil, bin, args...)
+	prof, err := traceProfile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d samples, %d locations in %d mappings", len(prof.Sample), len(prof.Location), len(prof.Mapping))
+	file := filepath.Join(dir, "prof.pb.gz")
+	writeProfile(t, prof, file)
+	return file
 }
 
 // checkFrames checks that the -traces report names each frame of want.

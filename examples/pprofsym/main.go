@@ -1,0 +1,107 @@
+// Command pprofsym symbolizes a pprof profile whose locations hold only
+// addresses and mappings (as profilers that leave symbolization to pprof
+// write them), reading each mapping's file and its separate debug file:
+//
+//	pprofsym [-o OUT] PROFILE
+//
+// It writes the profile with every location it could symbolize filled in,
+// gzipped as pprof writes profiles, to OUT or else to standard output. What
+// it fills in, and how, is package pprofsym's doc: `pprof
+// -symbolize=none -traces OUT` prints what `pprof -symbolize=local -traces
+// PROFILE` prints with llvm-symbolizer-14.
+//
+// A mapping or location it could not symbolize (no file, a file missing or
+// of another build ID, an address outside its mapping) is reported on
+// standard error, one line per mapping and per location up to -max-errors,
+// and the rest is symbolized; the exit status is 0 all the same, as pprof
+// goes on. The exit status is 1 when the profile cannot be read or the
+// output written, 2 for a bad command line.
+package main
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/google/pprof/profile"
+	"github.com/symbolize-go/symbolize"
+	"github.com/symbolize-go/symbolize/pprofsym"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("pprofsym", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	out := fl.String("o", "", "write the symbolized profile to `OUT` instead of standard output")
+	maxErrors := fl.Int("max-errors", 10, "report at most `N` locations that could not be symbolized (then their count)")
+	workers := fl.Int("workers", 0, "goroutines looking addresses up (0: GOMAXPROCS)")
+	fl.Usage = func() {
+		fmt.Fprintf(stderr, "usage: pprofsym [-o OUT] PROFILE\n")
+		fl.PrintDefaults()
+	}
+	if err := fl.Parse(args); err != nil {
+		return 2
+	}
+	if fl.NArg() != 1 {
+		fl.Usage()
+		return 2
+	}
+	if err := symbolizeFile(fl.Arg(0), *out, *workers, *maxErrors, stdout, stderr); err != nil {
+		fmt.Fprintln(stderr, "pprofsym:", err)
+		return 1
+	}
+	return 0
+}
+
+func symbolizeFile(in, out string, workers, maxErrors int, stdout, stderr io.Writer) error {
+	f, err := os.Open(in)
+	if err != nil {
+		return err
+	}
+	p, err := profile.Parse(bufio.NewReader(f))
+	f.Close()
+	if err != nil {
+		return fmt.Errorf("%s: %v", in, err)
+	}
+	s := newFiles(symbolize.Options{Inlines: true, Demangle: true})
+	defer s.Close()
+	rep, err := pprofsym.Symbolize(context.Background(), p, s, &pprofsym.Options{Workers: workers})
+	if err != nil {
+		return err
+	}
+	for _, e := range rep.MappingErrors {
+		fmt.Fprintln(stderr, "pprofsym:", e)
+	}
+	for i, e := range rep.LocationErrors {
+		if i == maxErrors {
+			fmt.Fprintf(stderr, "pprofsym: %d more locations not symbolized\n", len(rep.LocationErrors)-i)
+			break
+		}
+		fmt.Fprintln(stderr, "pprofsym:", e)
+	}
+	w := stdout
+	var file *os.File
+	if out != "" {
+		if file, err = os.Create(out); err != nil {
+			return err
+		}
+		w = file
+	}
+	bw := bufio.NewWriterSize(w, 1<<16)
+	err = p.Write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if file != nil {
+		if cerr := file.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return err
+}
