@@ -69,7 +69,7 @@ func symbolizeFile(in, out string, workers, maxErrors int, stdout, stderr io.Wri
 	if err != nil {
 		return fmt.Errorf("%s: %v", in, err)
 	}
-	s := newFiles(symbolize.Options{Inlines: true, Demangle: true})
+	s := symbolize.NewModules(&symbolize.ModulesOptions{Options: symbolize.Options{Inlines: true, Demangle: true}})
 	defer s.Close()
 	rep, err := pprofsym.Symbolize(context.Background(), p, s, &pprofsym.Options{Workers: workers})
 	if err != nil {
