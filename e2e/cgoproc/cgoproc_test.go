@@ -40,6 +40,7 @@ type report struct {
 	Go       []goPC
 	GoSweep  []goPC
 	DL       answer
+	Conc     []answer
 	Gone     answer
 	Junk     answer
 	VDSO     answer
@@ -94,6 +95,7 @@ type run struct {
 	dir    string // holds prog, the libraries and the vDSO's bytes
 	rep    report
 	dl     string // the library opened after OpenProcess
+	conc   string // a copy looked up from 8 goroutines at once
 	gone   string // the one deleted before its lookup
 	junk   string // a file that is no object file
 	vdso   string // the vDSO's bytes
@@ -153,6 +155,7 @@ func (r *run) do() {
 		return
 	}
 	r.dl = filepath.Join(r.dir, "libdl.so")
+	r.conc = filepath.Join(r.dir, "libconc.so")
 	r.gone = filepath.Join(r.dir, "libgone.so")
 	r.vdso = filepath.Join(r.dir, "vdso.so")
 	r.junk = filepath.Join(r.dir, "junk.txt")
@@ -168,8 +171,10 @@ func (r *run) do() {
 		r.err = err
 		return
 	}
-	if r.err = os.WriteFile(r.gone, lib, 0o755); r.err != nil {
-		return
+	for _, p := range []string{r.conc, r.gone} {
+		if r.err = os.WriteFile(p, lib, 0o755); r.err != nil {
+			return
+		}
 	}
 	args := []string{"build", "-o", prog}
 	if raceEnabled {
@@ -178,7 +183,7 @@ func (r *run) do() {
 	if r.err = command(goTool, append(args, "./testdata/prog")...); r.err != nil {
 		return
 	}
-	cmd := exec.Command(prog, "-dl", r.dl, "-gone", r.gone, "-junk", r.junk, "-vdso-out", r.vdso)
+	cmd := exec.Command(prog, "-dl", r.dl, "-conc", r.conc, "-gone", r.gone, "-junk", r.junk, "-vdso-out", r.vdso)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := runCmd(cmd)
@@ -411,17 +416,32 @@ func sameAsRuntime(t *testing.T, r *run, g goPC) sameHow {
 }
 
 // TestDlopen checks the function of a library opened after the Process
-// read the maps: the lookup missed, read them again and found it.
+// read the maps: the lookup missed, read them again and found it; and of
+// another copy looked up by 8 goroutines at once.
 func TestDlopen(t *testing.T) {
 	r := progRun(t)
 	src := absPath(t, "dl/dl.c")
 	want := []frame{{Function: "dl_entry", File: src, Line: markers(t, src)["dl"]}}
-	a := r.rep.DL
-	if diff := cmp.Diff(want, withoutColumns(a.Frames)); diff != "" {
-		t.Errorf("%#x: frames (-want +got):\n%s", a.PC, diff)
+	check := func(a answer, lib string) {
+		t.Helper()
+		if diff := cmp.Diff(want, withoutColumns(a.Frames)); diff != "" {
+			t.Errorf("%#x: frames (-want +got):\n%s", a.PC, diff)
+		}
+		if a.Mapping != lib || a.Err != "" {
+			t.Errorf("%#x: mapping %q, error %q; want %q and none", a.PC, a.Mapping, a.Err, lib)
+		}
 	}
-	if a.Mapping != r.dl || a.Err != "" {
-		t.Errorf("%#x: mapping %q, error %q; want %q and none", a.PC, a.Mapping, a.Err, r.dl)
+	check(r.rep.DL, r.dl)
+	// The copy 8 goroutines looked up at once, each missing the maps it
+	// had: all find it, with the same answer.
+	if len(r.rep.Conc) != 8 {
+		t.Fatalf("%d concurrent answers, want 8", len(r.rep.Conc))
+	}
+	for _, a := range r.rep.Conc {
+		check(a, r.conc)
+		if a.Offset != r.rep.DL.Offset || a.Addr != r.rep.DL.Addr {
+			t.Errorf("%#x: offset %#x, address %#x; want the other copy's, %#x and %#x", a.PC, a.Offset, a.Addr, r.rep.DL.Offset, r.rep.DL.Addr)
+		}
 	}
 }
 

@@ -4,10 +4,12 @@
 // Process answered, for the test to judge. It is built by the test (go
 // build keeps the DWARF that go test strips).
 //
-//	prog -dl LIB -gone COPY -junk DATA -vdso-out FILE
+//	prog -dl LIB -conc COPY1 -gone COPY2 -junk DATA -vdso-out FILE
 //
-// LIB is a shared library opened after the Process exists; COPY another
-// copy of it, opened and then deleted before its address is looked up;
+// LIB is a shared library opened after the Process exists; COPY1 a copy of
+// it whose address 8 goroutines look up at once (each misses the maps it
+// has); COPY2 another copy, opened and then deleted before its address is
+// looked up;
 // DATA a file that is no object file, mapped; FILE receives the bytes of
 // the vDSO, for llvm-symbolizer-14.
 package main
@@ -35,6 +37,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/symbolize-go/symbolize"
@@ -47,6 +50,7 @@ type Report struct {
 	Go       []GoPC
 	GoSweep  []GoPC // every byte of goOuter and goLeaf
 	DL       Answer
+	Conc     []Answer // COPY1's address, from 8 goroutines at once
 	Gone     Answer
 	Junk     Answer // at offset 100 of DATA
 	VDSO     Answer
@@ -89,17 +93,18 @@ type Addr struct {
 
 func main() {
 	dl := flag.String("dl", "", "shared library to dlopen")
+	conc := flag.String("conc", "", "copy of a shared library to dlopen and look up from 8 goroutines")
 	gone := flag.String("gone", "", "copy of a shared library to dlopen and delete")
 	junk := flag.String("junk", "", "a file that is no object file, to map")
 	vdsoOut := flag.String("vdso-out", "", "file to write the vDSO's bytes to")
 	flag.Parse()
-	if err := run(*dl, *gone, *junk, *vdsoOut); err != nil {
+	if err := run(*dl, *conc, *gone, *junk, *vdsoOut); err != nil {
 		fmt.Fprintln(os.Stderr, "prog:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dl, gone, junk, vdsoOut string) error {
+func run(dl, conc, gone, junk, vdsoOut string) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return err
@@ -144,6 +149,22 @@ func run(dl, gone, junk, vdsoOut string) error {
 	}
 	r.DL = answer(p.Lookup(nil, pc-1), pc-1)
 	all = append(all, pc-1)
+
+	pc, err = dlCall(conc)
+	if err != nil {
+		return err
+	}
+	r.Conc = make([]Answer, 8)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range r.Conc {
+		wg.Go(func() {
+			<-start
+			r.Conc[i] = answer(p.Lookup(nil, pc-1), pc-1)
+		})
+	}
+	close(start)
+	wg.Wait()
 
 	pc, err = dlCall(gone)
 	if err != nil {
