@@ -7,11 +7,12 @@
 // symbolize.OpenProcess (demangled names, DWARF file:line) and prints one
 // line per call, indented by depth:
 //
-//	ftrace_workload at workload.cpp:27 from trace.c:39
+//	ftrace_workload at workload.cpp:27 from trace.c:38
 //	  f1(int) at workload.cpp:24 from workload.cpp:28
+//	  f2(int) at workload.cpp:25 from workload.cpp:29
+//	  D::D() at workload.cpp:20 from workload.cpp:30
+//	    B::B() at workload.cpp:13 from workload.cpp:20
 //	  ...
-//	  D::D() at workload.cpp:19 from workload.cpp:30
-//	    B::B() at workload.cpp:11 from workload.cpp:19
 //
 // Each line is the function, where it starts, and the call in its caller
 // (the call site a hook receives is the return address, so the line
