@@ -1,0 +1,272 @@
+package pclntab
+
+import (
+	"encoding/binary"
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"github.com/symbolize-go/symbolize/internal/buf"
+)
+
+// fixtures returns the paths of the committed pclntab fixtures.
+func fixtures(t testing.TB) []string {
+	paths, err := filepath.Glob("../testdata/gopcln/go1.*-*")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no fixtures: %v", err)
+	}
+	return paths
+}
+
+// fuzzOptions makes the fuzzed bytes their own memory: funcdata addresses
+// are offsets into data (plus one, so that Go 1.18+ GoFunc is not 0).
+func fuzzOptions(data []byte) *Options {
+	return &Options{GoFunc: 1, Memory: func(addr uint64, n int) []byte {
+		if addr == 0 || addr-1 >= uint64(len(data)) {
+			return nil
+		}
+		b := data[addr-1:]
+		return b[:min(n, len(b))]
+	}}
+}
+
+// checkErr fails unless err is nil or a *DecodeError of this package.
+func checkErr(t *testing.T, err error) {
+	t.Helper()
+	var de *DecodeError
+	if err != nil && (!errors.As(err, &de) || de.Section != Section || de.Package != pkg) {
+		t.Fatalf("error %v (%T) is not a pclntab *DecodeError", err, err)
+	}
+}
+
+// exercise looks up a few addresses of every function (up to a bound) and
+// checks that nothing but *DecodeError comes back.
+func exercise(t *testing.T, tab *Table, maxFuncs int) {
+	var frames []Frame
+	for i := 0; i < min(tab.NumFuncs(), maxFuncs); i++ {
+		f, err := tab.Func(i)
+		checkErr(t, err)
+		entry, _ := tab.entryAt(i)
+		end, _ := tab.entryAt(i + 1)
+		for _, pc := range []uint64{entry, entry + 1, entry + (end-entry)/2, end - 1, f.End} {
+			frames, err = tab.AppendFrames(frames[:0], pc)
+			checkErr(t, err)
+			if err != nil && len(frames) != 0 {
+				t.Fatalf("%#x: frames %v with error %v", pc, frames, err)
+			}
+			_, _, err = tab.LookupFunc(pc)
+			checkErr(t, err)
+		}
+	}
+}
+
+func FuzzTable(f *testing.F) {
+	for _, p := range fixtures(f) {
+		im := openImage(f, p)
+		if im.table == nil {
+			continue
+		}
+		// A prefix keeps the seeds small; the first functions'
+		// records and strings are in it for the Go 1.2 layout.
+		f.Add(im.table[:min(len(im.table), 64<<10)])
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tab, err := New(data, fuzzOptions(data))
+		checkErr(t, err)
+		if err == nil {
+			exercise(t, tab, 64)
+		}
+		if off, ok := Find(data); ok {
+			if _, err := New(data[off:], nil); err != nil {
+				t.Fatalf("Find accepted a header New rejects: %v", err)
+			}
+		}
+	})
+}
+
+// TestFixtureTables checks every fixture's table whole, each function's
+// every byte, with nothing but answers.
+func TestFixtureTables(t *testing.T) {
+	for _, p := range fixtures(t) {
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			im := openImage(t, p)
+			tab := openTable(t, im)
+			var frames []Frame
+			n, inl := 0, 0
+			for i := 0; i < tab.NumFuncs(); i++ {
+				fn, err := tab.Func(i)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for pc := fn.Entry; pc < fn.End; pc++ {
+					frames, err = tab.AppendFrames(frames[:0], pc)
+					if err != nil {
+						t.Fatalf("%s+%#x: %v", fn.Name, pc-fn.Entry, err)
+					}
+					n++
+					if len(frames) > 1 {
+						inl++
+					}
+				}
+			}
+			t.Logf("%s layout, %d functions, %d addresses, %d with inlined frames", tab.Version(), tab.NumFuncs(), n, inl)
+			if inl == 0 {
+				t.Error("no inlined frames")
+			}
+		})
+	}
+}
+
+// TestCorrupt damages real tables in the ways the package promises to
+// survive: every case gives a *DecodeError or no answer, never a panic or
+// a hang.
+func TestCorrupt(t *testing.T) {
+	im := openImage(t, "../testdata/gopcln/go1.26-linux-amd64-sw")
+	good := openTable(t, im)
+	// An address with inlined frames, and its function.
+	var pc uint64
+	var fi int
+	for i := 0; i < good.NumFuncs() && pc == 0; i++ {
+		fn, _ := good.Func(i)
+		for a := fn.Entry; a < fn.End; a++ {
+			if fr, _ := good.AppendFrames(nil, a); len(fr) > 2 {
+				pc, fi = a, i
+				break
+			}
+		}
+	}
+	if pc == 0 {
+		t.Fatal("no address with two inlined frames")
+	}
+	f, _ := good.funcAt(fi)
+	clone := func() []byte { return append([]byte(nil), im.table...) }
+	open := func(data []byte, mem func(uint64, int) []byte) (*Table, error) {
+		if mem == nil {
+			mem = im.memory
+		}
+		return New(data, &Options{TextStart: good.text, GoFunc: good.opts.GoFunc, Memory: mem})
+	}
+	le := binary.LittleEndian
+	wantErr := func(t *testing.T, err error, sentinel error) {
+		t.Helper()
+		var de *DecodeError
+		if !errors.As(err, &de) || !errors.Is(err, sentinel) {
+			t.Fatalf("error %v, want a *DecodeError wrapping %v", err, sentinel)
+		}
+		t.Log(err)
+	}
+	t.Run("magic", func(t *testing.T) {
+		d := clone()
+		d[0] = 0x12
+		_, err := open(d, nil)
+		wantErr(t, err, buf.ErrUnsupportedVersion)
+	})
+	t.Run("header-offsets", func(t *testing.T) {
+		d := clone()
+		le.PutUint64(d[8+4*8:], 1<<40) // filetabOffset
+		_, err := open(d, nil)
+		wantErr(t, err, buf.ErrFormat)
+	})
+	t.Run("nfunc", func(t *testing.T) {
+		d := clone()
+		le.PutUint64(d[8:], 1<<50)
+		_, err := open(d, nil)
+		wantErr(t, err, buf.ErrFormat)
+	})
+	t.Run("truncated", func(t *testing.T) {
+		for _, n := range []int{0, 7, 15, 40, 71, int(good.functabEnd) - 1} {
+			_, err := open(im.table[:n], nil)
+			if err == nil {
+				t.Fatalf("%d bytes: no error", n)
+			}
+			checkErr(t, err)
+		}
+	})
+	t.Run("func-offset", func(t *testing.T) {
+		d := clone()
+		le.PutUint32(d[good.functab+uint64(fi)*8+4:], 0xfffffff0)
+		tab, err := open(d, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = tab.AppendFrames(nil, pc)
+		wantErr(t, err, buf.ErrFormat)
+		_, err = tab.Func(fi)
+		wantErr(t, err, buf.ErrFormat)
+	})
+	t.Run("name-offset", func(t *testing.T) {
+		d := clone()
+		le.PutUint32(d[f.off+4:], 0x7fffffff)
+		tab, _ := open(d, nil)
+		_, err := tab.Func(fi)
+		wantErr(t, err, buf.ErrFormat)
+	})
+	t.Run("endless-pcvalue", func(t *testing.T) {
+		// The line table's bytes all continuation bits: a varint
+		// that never ends, then a stream of pairs that never reaches
+		// pc (zero pc deltas).
+		d := clone()
+		p := good.pctab + uint64(f.pcln)
+		for i := p; i < p+8; i++ {
+			d[i] = 0xff
+		}
+		tab, _ := open(d, nil)
+		_, err := tab.AppendFrames(nil, pc)
+		wantErr(t, err, buf.ErrOverflow)
+		d = clone()
+		for i := p; i < uint64(len(d)); i += 2 {
+			d[i], d[i+1] = 2, 0 // value +1, pc +0
+			if i+3 >= uint64(len(d)) {
+				break
+			}
+		}
+		tab, _ = open(d, nil)
+		_, err = tab.AppendFrames(nil, pc)
+		checkErr(t, err)
+	})
+	t.Run("inline-cycle", func(t *testing.T) {
+		// Every inline tree entry's call site is pc itself.
+		mem := func(addr uint64, n int) []byte {
+			b := append([]byte(nil), im.memory(addr, n)...)
+			if len(b) >= 16 {
+				le.PutUint32(b[8:], uint32(pc-f.entry))
+			}
+			return b
+		}
+		tab, _ := open(im.table, mem)
+		_, err := tab.AppendFrames(nil, pc)
+		wantErr(t, err, buf.ErrLimit)
+	})
+	t.Run("inline-parent-range", func(t *testing.T) {
+		mem := func(addr uint64, n int) []byte {
+			b := append([]byte(nil), im.memory(addr, n)...)
+			if len(b) >= 16 {
+				le.PutUint32(b[8:], 0x7ffffff0)
+			}
+			return b
+		}
+		tab, _ := open(im.table, mem)
+		_, err := tab.AppendFrames(nil, pc)
+		wantErr(t, err, buf.ErrFormat)
+	})
+	t.Run("inline-tree-missing", func(t *testing.T) {
+		tab, _ := open(im.table, func(uint64, int) []byte { return nil })
+		_, err := tab.AppendFrames(nil, pc)
+		wantErr(t, err, buf.ErrFormat)
+	})
+}
+
+// TestFind finds each fixture's table by its magic in its read-only data.
+func TestFind(t *testing.T) {
+	for _, p := range fixtures(t) {
+		im := openImage(t, p)
+		for _, s := range im.secs {
+			if s.addr <= im.tableAddr && im.tableAddr < s.addr+uint64(len(s.data)) {
+				off, ok := Find(s.data)
+				if !ok || s.addr+uint64(off) != im.tableAddr {
+					t.Errorf("%s: Find: %#x %v, table at %#x", p, s.addr+uint64(off), ok, im.tableAddr)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,3 @@
+module example.com/gopcln
+
+go 1.12
