@@ -87,6 +87,9 @@ type answerer interface {
 type dwarfAnswerer struct{}
 
 func (dwarfAnswerer) appendFrames(b *Binary, dst []Frame, pc, lo, hi uint64) ([]Frame, uint64, uint64, bool) {
+	if b.opts.GoPCLN == GoPCLNAlways && b.goTable() != nil {
+		return dst, pc, pc + 1, false // the Go tables answer instead
+	}
 	s := b.loadDWARF(pc)
 	if s == nil {
 		return dst, pc, pc + 1, false

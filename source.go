@@ -51,6 +51,8 @@ type elfSource struct {
 	// For a relocatable object: lineSections' answer, made once.
 	objOnce              sync.Once
 	sectionOf, pcSection func(uint64) uint32
+
+	goTab pclnState // a Go binary's .gopclntab (pclntab_source.go)
 }
 
 // dwarfFile is where the debug sections live: the separate debug file when
@@ -177,11 +179,12 @@ func (e *elfSource) codeRanges() [][2]uint64 {
 	return r
 }
 
-// answerers: the DWARF of the binary or of its debug file.
-func (e *elfSource) answerers() []answerer { return []answerer{dwarfAnswerer{}} }
+// answerers: the DWARF of the binary or of its debug file, then a Go
+// binary's .gopclntab.
+func (e *elfSource) answerers() []answerer { return []answerer{dwarfAnswerer{}, pclnAnswerer{}} }
 
-// namers: the binary's symbol table.
-func (e *elfSource) namers() []namer { return []namer{symtabNamer{}} }
+// namers: the binary's symbol table, then a Go binary's function table.
+func (e *elfSource) namers() []namer { return []namer{symtabNamer{}, pclnNamer{}} }
 
 func (e *elfSource) close() error {
 	err := e.bin.Close()

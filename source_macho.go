@@ -159,6 +159,8 @@ type machoSource struct {
 
 	startsOnce sync.Once
 	starts     funcStarts
+
+	goTab pclnState // a Go binary's __gopclntab (pclntab_source.go)
 }
 
 // dwarfFile is where the debug sections live: the dSYM when there is one,
@@ -409,13 +411,16 @@ func (n functionStartsNamer) naming(b *Binary, pc uint64) (naming, bool) {
 }
 
 // answerers: the dSYM's (or the image's own) DWARF, else, without a dSYM,
-// the objects of the debug map.
+// the objects of the debug map; then a Go binary's __gopclntab.
 func (m *machoSource) answerers() []answerer {
 	if m.dmap != nil {
-		return []answerer{dwarfAnswerer{}, m.dmap}
+		return []answerer{dwarfAnswerer{}, m.dmap, pclnAnswerer{}}
 	}
-	return []answerer{dwarfAnswerer{}}
+	return []answerer{dwarfAnswerer{}, pclnAnswerer{}}
 }
 
-// namers: the image's symbol table, then its function starts.
-func (m *machoSource) namers() []namer { return []namer{symtabNamer{}, functionStartsNamer{m}} }
+// namers: the image's symbol table, a Go binary's function table, then
+// its function starts.
+func (m *machoSource) namers() []namer {
+	return []namer{symtabNamer{}, pclnNamer{}, functionStartsNamer{m}}
+}

@@ -39,6 +39,7 @@ const (
 	SourceDWARF          = frame.SourceDWARF
 	SourceSymbolTable    = frame.SourceSymbolTable
 	SourceFunctionStarts = frame.SourceFunctionStarts
+	SourceGoPCLN         = frame.SourceGoPCLN
 )
 
 // Frame is one source-level frame of an address: a function and a position
@@ -117,10 +118,24 @@ type Options struct {
 	// as locate.Dirs{} does
 	// (/usr/lib/debug and the binary's own directory).
 	Debug *elfx.DebugOptions
+	// GoPCLN chooses what answers for a Go binary: by default its DWARF
+	// when it has some, else the Go runtime's own tables (.gopclntab,
+	// which -ldflags='-s -w', go run and go test binaries keep). Frames
+	// answered by the tables have Source SourceGoPCLN.
+	GoPCLN GoPCLN
 	// Context bounds the debug-file search (a debuginfod fetch); nil means
 	// context.Background().
 	Context context.Context
 }
+
+// GoPCLN selects whether a Go binary's .gopclntab answers (Options.GoPCLN).
+type GoPCLN uint8
+
+const (
+	GoPCLNAuto   GoPCLN = iota // DWARF when present, else .gopclntab (the default)
+	GoPCLNNever                // DWARF only, as llvm-symbolizer
+	GoPCLNAlways               // .gopclntab only, even when there is DWARF
+)
 
 // Symbolizer turns addresses of one module into frames. Addresses are file
 // (link-time) addresses; package slide converts runtime addresses.

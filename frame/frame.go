@@ -19,6 +19,7 @@ const (
 	SourceDWARF                        // debug information (line table, DIEs)
 	SourceSymbolTable                  // a symbol table entry alone
 	SourceFunctionStarts               // a function-starts entry alone (Mach-O)
+	SourceGoPCLN                       // the Go runtime's tables (.gopclntab)
 )
 
 // String returns the source's name as messages print it ("DWARF", "symbol
@@ -31,6 +32,8 @@ func (s Source) String() string {
 		return "symbol table"
 	case SourceFunctionStarts:
 		return "function starts"
+	case SourceGoPCLN:
+		return "Go pclntab"
 	}
 	return "none"
 }

@@ -545,18 +545,27 @@ func (t *Table) Func(i int) (Func, error) {
 	return Func{Entry: f.entry, End: end, Name: name, StartLine: uint32(max(f.startLine, 0)), Index: i}, nil
 }
 
-// LookupFunc returns the function whose [Entry, End) holds pc; ok is
-// false when none does.
+// LookupFunc returns the function whose code holds pc: ok is false when
+// none does, also for padding between functions, which no line covers.
 //
-// Cost: a binary search of the function table and one string look-up.
+// Cost: a binary search of the function table, a decoding of the
+// function's line table up to pc, and one string look-up.
 func (t *Table) LookupFunc(pc uint64) (Func, bool, error) {
 	i, ok := t.find(pc)
 	if !ok {
 		return Func{}, false, nil
 	}
-	f, err := t.Func(i)
+	f, err := t.funcAt(i)
 	if err != nil {
 		return Func{}, false, err
 	}
-	return f, true, nil
+	end, _ := t.entryAt(i + 1)
+	if _, ok, err := t.pcvalue(f.pcln, f.entry, end, pc); err != nil || !ok {
+		return Func{}, false, err
+	}
+	fn, err := t.Func(i)
+	if err != nil {
+		return Func{}, false, err
+	}
+	return fn, true, nil
 }
