@@ -311,8 +311,9 @@ type Request struct {
 // answers come grouped by file and in address order, not in the order of
 // reqs. Answer.Frames is reused once the iteration continues; breaking
 // out of the loop stops the batch. A request whose file answers nothing or
-// whose address has no file address carries that error alone; once ctx
-// is done, the requests not yet symbolized are yielded with its error.
+// whose address has no file address carries that error alone, with one
+// frame whose Source is SourceNone; once ctx is done, the requests not yet
+// symbolized are yielded so, with its error.
 func (m *Modules) Batch(ctx context.Context, reqs []Request) iter.Seq2[int, Answer] {
 	return func(yield func(int, Answer) bool) {
 		m.batch(ctx, reqs, yield)
@@ -332,6 +333,7 @@ type batchPart struct {
 	errs  []error // per request, nil when c answered it
 	c     *chunkResult
 	om    *openModule // held until the part is yielded
+	none  [1]Frame    // the answer of a request that failed
 }
 
 func (m *Modules) batch(ctx context.Context, reqs []Request, yield func(int, Answer) bool) {
@@ -545,7 +547,10 @@ func (p *batchPart) emit(reqs []Request, yield func(int, Answer) bool) bool {
 			a.Offset = reqs[i].PC - mp.Start + mp.Offset
 		}
 		if p.errs != nil && p.errs[k] != nil {
+			// As Lookup answers: one frame that knows nothing.
 			a.Err = p.errs[k]
+			p.none[0] = Frame{}
+			a.Frames = p.none[:1:1]
 		} else {
 			a.Addr = p.addrs[k]
 			a.Frames, a.Err = p.c.answer(k)

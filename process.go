@@ -264,8 +264,8 @@ func (p *Process) Addr(pc uint64) (AddrInfo, error) {
 // Batch returns an iterator over the answers for many runtime addresses,
 // each yielded once with its index in pcs, as Modules.Batch yields them:
 // grouped by file, each file's addresses in address order, equal ones
-// symbolized once, on all cores. Answers are as Lookup's, except that an
-// address without an answer has no frame (Frames is empty) and its Err
+// symbolized once, on all cores. Answers are as Lookup's: an address
+// without an answer has one frame whose Source is SourceNone, and Err
 // says why. Answer.Frames is reused once the iteration continues.
 func (p *Process) Batch(ctx context.Context, pcs []uint64) iter.Seq2[int, Answer] {
 	return func(yield func(int, Answer) bool) {
