@@ -5,14 +5,22 @@ import "math/bits"
 // Table entries. One uint32 per entry so a single load decodes a symbol
 // and everything needed to act on it [RFC1951 3.2.5]:
 //
-//	bits  0..7   bits to consume for this entry: the codeword length (for
-//	             a subtable entry, the length past the primary bits; for a
-//	             subtable pointer, the primary bits)
-//	bits  8..11  extra bits that follow the codeword (lengths and
-//	             distances); for a subtable pointer, the subtable's bits
+//	bits  0..7   bits to consume for this entry: the codeword length plus
+//	             the extra bits that follow it (lengths and distances), so
+//	             one shift consumes both; for a subtable entry the length
+//	             counts past the primary bits; for a subtable pointer, the
+//	             primary bits
+//	bits  8..11  the codeword length alone (for a subtable entry, past the
+//	             primary bits): the extra bits are the consumed bits above
+//	             it; for a subtable pointer, the subtable's index bits
 //	bits 12..15  flags below
 //	bits 16..31  value: the literal byte, the length or distance base, the
 //	             code-length symbol, or a subtable pointer's start index
+//
+// The fast loop shifts the bit buffer by the whole entry (a shift count
+// uses only its low 6 bits) and subtracts the whole entry from its bit
+// count (only the count's low 8 bits are kept exact), which saves a mask
+// each time.
 const (
 	flagLit = 1 << 12 // a literal byte
 	flagEOB = 1 << 13 // end of block (symbol 256)
@@ -39,7 +47,9 @@ const (
 	numDistSyms = 32  // 30 and 31 likewise
 )
 
-// litEntry and distEntry hold each symbol's entry without its length.
+// litEntry and distEntry hold each symbol's value and flags, with its
+// number of extra bits in bits 8..11 until build replaces them with the
+// codeword length.
 var litEntry, distEntry, clenEntry = func() (l [numLitSyms]uint32, d [numDistSyms]uint32, c [19]uint32) {
 	for s := range 256 {
 		l[s] = flagLit | uint32(s)<<16
@@ -123,7 +133,7 @@ func build(t []uint32, pbits uint, lens []uint8, ent []uint32) bool {
 	code, i := 0, 0 // next codeword (most significant bit first), index into sorted
 	for l := 1; l <= int(pbits); l++ {
 		for range count[l] {
-			e := ent[sorted[i]] | uint32(l)
+			e := entry(ent[sorted[i]], uint32(l))
 			i++
 			for j := reverse(code, l); j < psize; j += 1 << l {
 				t[j] = e
@@ -161,7 +171,7 @@ func build(t []uint32, pbits uint, lens []uint8, ent []uint32) bool {
 				}
 				t[reverse(p, int(pbits))] = flagSub | uint32(subStart)<<16 | uint32(subBits)<<8 | uint32(pbits)
 			}
-			e := ent[s] | uint32(drop)
+			e := entry(ent[s], uint32(drop))
 			for j := reverse(code&(1<<drop-1), drop); j < 1<<subBits; j += 1 << drop {
 				t[subStart+j] = e
 			}
@@ -170,6 +180,13 @@ func build(t []uint32, pbits uint, lens []uint8, ent []uint32) bool {
 		code <<= 1
 	}
 	return true
+}
+
+// entry completes the template t (value, flags and extra-bit count) for a
+// codeword of n bits: n+extra bits to consume, n as the codeword length.
+func entry(t, n uint32) uint32 {
+	extra := t >> 8 & 15
+	return t&^0xfff | n<<8 | (n + extra)
 }
 
 // reverse returns the low n bits of code in reverse order: Huffman codes

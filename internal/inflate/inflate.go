@@ -69,6 +69,7 @@ const (
 const (
 	windowSize = 32 << 10 // the farthest distance DEFLATE can reach
 	readBuf    = 128 << 10
+	adlerStep  = 128 << 10 // see DecodeTo
 )
 
 // Decoder decompresses one stream. Use either DecodeTo or Read on a
@@ -154,9 +155,25 @@ func (d *Decoder) DecodeTo(out []byte, n int) (int, error) {
 	if n < 0 || n > len(out) || int64(n) < min(d.total, windowSize) {
 		return 0, errors.New("inflate: DecodeTo: out[:n] does not hold the window")
 	}
-	o, err := d.decode(out, n)
-	if d.zlib {
-		d.adler = adler32(d.adler, out[n:o])
+	// A zlib stream is decoded a step at a time, each step checksummed
+	// while its bytes are still in the cache: summing hundreds of MB
+	// after the fact reads them from memory again.
+	o := n
+	var err error
+	for {
+		lim := len(out)
+		if d.zlib && lim-o > adlerStep {
+			lim = o + adlerStep
+		}
+		var o2 int
+		o2, err = d.decode(out[:lim], o)
+		if d.zlib {
+			d.adler = adler32(d.adler, out[o:o2])
+		}
+		o = o2
+		if err != nil || o < lim || lim == len(out) {
+			break
+		}
 	}
 	d.total += int64(o - n)
 	if err == nil && d.state == stTrailer {
@@ -462,10 +479,10 @@ func (d *Decoder) huffman(out []byte, o int) (int, error) {
 		}
 		d.fill()
 		e := d.lit[d.bits&(1<<litBits-1)]
-		n := uint(e & 0xff)
+		n := uint(e >> 8 & 15)
 		if e&flagSub != 0 {
 			e = d.lit[(e>>16+uint32(d.bits>>litBits)&(1<<(e>>8&15)-1))&(litSize-1)]
-			n = litBits + uint(e&0xff)
+			n = litBits + uint(e>>8&15)
 		}
 		if n > d.nbits {
 			return o, d.truncated()
@@ -489,7 +506,7 @@ func (d *Decoder) huffman(out []byte, o int) (int, error) {
 			o++
 			continue
 		}
-		x, ok := d.getBits(uint(e >> 8 & 15))
+		x, ok := d.getBits(extraBits(e))
 		if !ok {
 			return o, d.truncated()
 		}
@@ -497,10 +514,10 @@ func (d *Decoder) huffman(out []byte, o int) (int, error) {
 
 		d.fill()
 		e = d.dist[d.bits&(1<<distBits-1)]
-		n = uint(e & 0xff)
+		n = uint(e >> 8 & 15)
 		if e&flagSub != 0 {
 			e = d.dist[(e>>16+uint32(d.bits>>distBits)&(1<<(e>>8&15)-1))&(distSize-1)]
-			n = distBits + uint(e&0xff)
+			n = distBits + uint(e>>8&15)
 		}
 		if n > d.nbits {
 			return o, d.truncated()
@@ -510,7 +527,7 @@ func (d *Decoder) huffman(out []byte, o int) (int, error) {
 		}
 		d.bits >>= n
 		d.nbits -= n
-		x, ok = d.getBits(uint(e >> 8 & 15))
+		x, ok = d.getBits(extraBits(e))
 		if !ok {
 			return o, d.truncated()
 		}
@@ -524,6 +541,12 @@ func (d *Decoder) huffman(out []byte, o int) (int, error) {
 			return o, nil
 		}
 	}
+}
+
+// extraBits returns how many extra bits follow the codeword of a length or
+// distance entry.
+func extraBits(e uint32) uint {
+	return uint(e&0xff) - uint(e>>8&15)
 }
 
 // copyRest copies as much of the pending match as fits in out[o:].

@@ -521,10 +521,16 @@ func TestReadSizes(t *testing.T) {
 
 func TestAdler32(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
-	for _, n := range []int{0, 1, 7, 8, 9, 5551, 5552, 5553, 100000} {
+	// Sizes around the 16-byte steps and the 2^22-byte runs between
+	// reductions; all 0xff is the largest every lane and sum can get.
+	for _, m := range []int{0, 1, 7, 8, 9, 15, 16, 17, 31, 33, 5551, 5552, 5553, 100000, 1<<22 + 17, -100000} {
+		n := max(m, -m)
 		b := make([]byte, n)
 		for i := range b {
 			b[i] = byte(r.Uint32()) | 0xf0
+			if m < 0 {
+				b[i] = 0xff
+			}
 		}
 		want := refAdler(b)
 		if got := adler32(1, b); got != want {
