@@ -1,6 +1,8 @@
 package inflate
 
 import (
+	"bytes"
+	"io"
 	"math/rand/v2"
 	"testing"
 )
@@ -38,4 +40,91 @@ func FuzzInflate(f *testing.F) {
 		got, gerr = ourZlibRead(src, 1, 100, 5000)
 		same(t, "zlib read", want, werr, got, gerr)
 	})
+}
+
+// FuzzRoundTrip compresses data made from the fuzzer's bytes with
+// compress/flate at every level and decodes it, in one DecodeTo into a
+// buffer of the exact size and in steps of the given size, the way elfx
+// does. Random bytes rarely make a valid stream that runs long enough for
+// the fast loop; these always do. expand turns the input into up to
+// 256 KiB of literals and back-references of every length and distance.
+func FuzzRoundTrip(f *testing.F) {
+	f.Add([]byte("DW_TAG_subprogram\x00\x01\x02"), uint8(6), uint16(1000))
+	f.Add([]byte{0, 0, 0, 0, 0xff, 0xff, 1, 2, 3, 4, 5, 6, 7, 8, 9}, uint8(1), uint16(7))
+	f.Add([]byte("ab\xfe\x01\x00cd\xfe\x20\x80"), uint8(9), uint16(300))
+	f.Add([]byte("\xfe\x02\x01\xfe\x07\x01\xfe\x08\x01"), uint8(12), uint16(0))
+	f.Fuzz(func(t *testing.T, src []byte, level uint8, step uint16) {
+		data := expand(src)
+		lv := int(level)%12 - 2 // -2 (Huffman only) to 9
+		z := compressZlib(t, data, lv)
+
+		d, err := NewZlib(z)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := make([]byte, len(data))
+		m, err := d.DecodeTo(out, 0)
+		if err == nil {
+			var m2 int
+			m2, err = d.DecodeTo(out, m)
+			m += m2
+		}
+		if err != io.EOF || m != len(data) || !bytes.Equal(out, data) {
+			t.Fatalf("level %d, one call: %d of %d bytes, %v; first difference at %d", lv, m, len(data), err, firstDiff(out[:m], data))
+		}
+
+		n := max(int(step), 1)
+		d, _ = NewZlib(z)
+		out = make([]byte, 0, len(data))
+		for {
+			m, err := d.DecodeTo(out[:min(len(out)+n, cap(out))], len(out))
+			out = out[:len(out)+m]
+			if err == io.EOF {
+				break
+			}
+			if err != nil || m == 0 && len(out) == cap(out) {
+				t.Fatalf("level %d, steps of %d: %v after %d bytes", lv, n, err, len(out))
+			}
+		}
+		if !bytes.Equal(out, data) {
+			t.Fatalf("level %d, steps of %d: first difference at %d", lv, n, firstDiff(out, data))
+		}
+	})
+}
+
+// expand makes test data from a fuzzer's bytes: 0xfe, a length byte L
+// and a distance byte D repeat L*2+3 bytes from D*D+1 bytes back (long
+// distances and overlapping runs alike); 0xfd, a count byte C repeats the
+// whole output so far C+1 times (cut at 256 KiB); anything else is a
+// literal.
+func expand(src []byte) []byte {
+	const limit = 256 << 10
+	var out []byte
+	for i := 0; i < len(src) && len(out) < limit; i++ {
+		switch c := src[i]; {
+		case c == 0xfe && i+2 < len(src):
+			l, dist := int(src[i+1])*2+3, int(src[i+2])*int(src[i+2])+1
+			i += 2
+			if dist > len(out) {
+				out = append(out, byte(l), byte(dist))
+				continue
+			}
+			for range l {
+				out = append(out, out[len(out)-dist])
+			}
+		case c == 0xfd && i+1 < len(src):
+			k := int(src[i+1]) + 1
+			i++
+			n := len(out)
+			for range k {
+				if len(out)+n > limit {
+					break
+				}
+				out = append(out, out[:n]...)
+			}
+		default:
+			out = append(out, c)
+		}
+	}
+	return out[:min(len(out), limit)]
 }

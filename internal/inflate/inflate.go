@@ -1,13 +1,16 @@
 // Package inflate decompresses DEFLATE [RFC1951] and zlib [RFC1950]
-// streams held entirely in memory, about twice as fast as compress/flate.
+// streams held entirely in memory, about three times as fast as
+// compress/flate and within about 1.25x of libdeflate's C.
 //
 // The speed comes from decoding straight into the caller's buffer: with
 // [Decoder.DecodeTo] the output produced so far is the LZ77 window, so
 // nothing is copied twice, and a fast loop runs while at least 16 input
-// bytes and 274 output bytes remain. It keeps 56 or more bits in a 64-bit
+// bytes and 266 output bytes remain. It keeps 56 or more bits in a 64-bit
 // buffer refilled by one unaligned 8-byte load, decodes a literal or a
-// whole length with one table lookup, and copies matches 8 bytes at a
-// time. Near either end a careful loop takes over one symbol at a time.
+// whole length (codeword and extra bits, consumed by one shift) with one
+// table lookup, looks up the next symbol before copying a match, and
+// copies matches 8 bytes at a time. Near either end a careful loop takes
+// over one symbol at a time.
 // [Decoder.Read] offers the same stream as an io.Reader through an
 // internal 128 KiB buffer (the 32 KiB window plus room to decode ahead),
 // at the cost of one copy.

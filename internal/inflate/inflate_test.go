@@ -383,6 +383,48 @@ func TestGoBinary(t *testing.T) {
 	}
 }
 
+// TestLargeStream decodes the 143 MB stream BenchmarkInflate reads (see
+// rgwPath; skipped when it is missing, and with -short) the way elfx does,
+// in 4 MiB steps into one buffer of the declared size, and compares every
+// byte with compress/zlib's.
+func TestLargeStream(t *testing.T) {
+	z, err := os.ReadFile(rgwPath)
+	if err != nil || testing.Short() {
+		t.Skipf("needs %s and no -short", rgwPath)
+	}
+	d, err := NewZlib(z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const size, step = 314596110, 4 << 20
+	out := make([]byte, 0, size)
+	for err == nil {
+		var m int
+		m, err = d.DecodeTo(out[:min(len(out)+step, cap(out))], len(out))
+		out = out[:len(out)+m]
+		if m == 0 && err == nil {
+			t.Fatalf("no progress at %d", len(out))
+		}
+	}
+	if err != io.EOF || len(out) != size {
+		t.Fatalf("%d bytes, %v", len(out), err)
+	}
+	r, err := zlib.NewReader(bytes.NewReader(z))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make([]byte, step)
+	for off := 0; off < size; off += step {
+		n, err := io.ReadFull(r, want[:min(step, size-off)])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i := firstDiff(out[off:off+n], want[:n]); i < n {
+			t.Fatalf("first difference at %d", off+i)
+		}
+	}
+}
+
 func pyStreams(t testing.TB) map[string][]byte {
 	files, _ := filepath.Glob("testdata/py-*.zlib")
 	if len(files) == 0 {
