@@ -225,7 +225,9 @@ func (s *dwarfModule) unit(off uint64) (*unitState, error) {
 		// Another unit's line table names the declaration files of the
 		// abstract origins it holds: of this module, or of its
 		// supplementary file (module_sup.go).
-		opts := &inline.Options{LineTable: s.lineTableOf}
+		// Lazy: a function's inline tree is read on the first lookup
+		// that lands in it; what it reports then goes to Warnings.
+		opts := &inline.Options{LineTable: s.lineTableOf, Lazy: true}
 		if sp := s.splitOf(us.unit); sp != nil {
 			// A skeleton: the DIEs are its split unit's, the line
 			// table (and every file index) the skeleton's.
@@ -235,6 +237,11 @@ func (s *dwarfModule) unit(off uint64) (*unitState, error) {
 		}
 		// Build returns a usable (possibly partial) index even with an
 		// error; the error is kept as a warning.
+		if sp := us.split; sp != nil {
+			opts.Warn = func(err error) { s.warn(sp.wrap(err)) }
+		} else {
+			opts.Warn = s.warn
+		}
 		us.inl, us.inlErr = inline.Build(d, u, us.lines, opts)
 		if us.inlErr != nil {
 			if us.split != nil {

@@ -45,6 +45,16 @@ type Options struct {
 	// MaxRefs bounds the DIEs one name lookup visits; 0 means
 	// DefaultMaxRefs.
 	MaxRefs int
+	// Lazy makes Build read only the address ranges of the unit's
+	// functions (its subprograms, and inlined subroutines outside any),
+	// and a function's inline tree and names on the first lookup that
+	// lands in it; nothing is kept of functions never looked up. The
+	// answers are Build's without it (see lazy.go for the one kind of
+	// input where they may not be).
+	Lazy bool
+	// Warn receives, with Lazy, the first problem met in each function
+	// tree read after Build returned (nil: dropped).
+	Warn func(error)
 	// Skeleton is the skeleton unit of u when u is a split unit (split
 	// DWARF): lt is then the skeleton's line table, and its relative
 	// paths resolve against the skeleton's DW_AT_comp_dir, as LLVM
@@ -97,11 +107,20 @@ type node struct {
 }
 
 // Index answers inline chains for the PCs of one unit. Build it with
-// Build; it is immutable and safe for concurrent use.
+// Build; it is safe for concurrent use (a lazy Index reads a function's
+// tree under a lock, once).
 type Index struct {
 	lt     *linetable.Table
 	files  []string // unit line table paths by file index
 	fileOK []bool
+	// The whole unit's address map, unless lz is set.
+	chains
+	lz *lazyIndex // with Options.Lazy (lazy.go)
+}
+
+// chains is an address map and the nodes it answers with: a whole unit's,
+// or one function's (lazy.go).
+type chains struct {
 	// The address map's spans [lo[i], hi[i]) of node[i], sorted by lo, in
 	// three arrays (20 bytes a span) so the search reads only starts.
 	lo    []uint64
@@ -111,8 +130,14 @@ type Index struct {
 	strs  []string // interned names and paths; strs[0] is ""
 }
 
-// Len returns the number of kept subroutine DIEs.
-func (ix *Index) Len() int { return len(ix.nodes) }
+// Len returns the number of kept subroutine DIEs (of a lazy Index, those
+// of the functions read so far).
+func (ix *Index) Len() int {
+	if ix.lz != nil {
+		return ix.lz.len()
+	}
+	return len(ix.nodes)
+}
 
 // Build reads the DIE tree of u, a unit loaded from d, and indexes its subprograms and inlined
 // subroutines. lt is the unit's line table (from its DW_AT_stmt_list), or
@@ -131,6 +156,17 @@ func (ix *Index) Len() int { return len(ix.nodes) }
 // (decoded DIEs, the address map under construction) is pooled and reused
 // by later Builds, so a Build allocates little beyond its Index.
 func Build(d *dwinfo.Data, u *dwinfo.Unit, lt *linetable.Table, opts *Options) (*Index, error) {
+	if opts != nil && opts.Lazy {
+		if ix, err, ok := buildLazy(d, u, lt, opts); ok {
+			return ix, err
+		}
+	}
+	ix, err := buildChains(d, u, lt, opts)
+	return ix, err
+}
+
+// buildChains is the whole-unit Build.
+func buildChains(d *dwinfo.Data, u *dwinfo.Unit, lt *linetable.Table, opts *Options) (*Index, error) {
 	b := newBuilder(d, u, lt, opts)
 	defer b.release()
 	err := b.walk()
@@ -138,7 +174,8 @@ func Build(d *dwinfo.Data, u *dwinfo.Unit, lt *linetable.Table, opts *Options) (
 		err = err2
 	}
 	// The builder's slices are scratch: the Index gets exact-size copies.
-	ix := &Index{lt: lt, files: b.own.paths, fileOK: b.own.ok, nodes: slices.Clone(b.nodes), strs: slices.Clone(b.strList)}
+	ix := &Index{lt: lt, files: b.own.paths, fileOK: b.own.ok}
+	ix.nodes, ix.strs = slices.Clone(b.nodes), slices.Clone(b.strList)
 	ix.lo, ix.hi, ix.node = b.m.columns()
 	return ix, err
 }
@@ -160,14 +197,24 @@ type pending struct {
 // walk reads every DIE of the unit in section order, replaying LLVM's
 // address-map construction for subroutine DIEs.
 func (b *builder) walk() error {
+	return b.walkFrom(b.u.Entries(), false, ^uint64(0))
+}
+
+// walkFrom is walk from er's position. With one, it reads one function's
+// tree (lazy.go): the DIE at er, a subprogram or an outermost inlined
+// subroutine, and its subtree but for the subprograms nested in it (their
+// own trees, skipped and listed in b.skipped), stopping before the DIE at
+// stopAt, where the unit's scan stopped on bad input; the ranges of the
+// DIEs below the first go to b.inner too.
+func (b *builder) walkFrom(er dwinfo.EntryReader, one bool, stopAt uint64) error {
 	u := b.u
-	er := u.Entries()
 	var (
 		e     dwinfo.Entry
 		stack []pending
 		rgs   []dwinfo.Range
 	)
-	skipTop := gccC(u)
+	skipTop := !one && gccC(u)
+	first := true
 	for {
 		err := er.Next(&e)
 		if err == io.EOF {
@@ -175,6 +222,20 @@ func (b *builder) walk() error {
 		}
 		if err != nil {
 			return err // the DIE walk error takes precedence
+		}
+		if one {
+			if (!first && e.Depth == 0) || e.Offset >= stopAt {
+				return b.err
+			}
+			if !first && e.Tag == dwinfo.TagSubprogram {
+				// Its chains end at itself: a tree of its own.
+				lo := e.Offset
+				if err := er.SkipChildren(&e); err != nil {
+					return err
+				}
+				b.skipped = append(b.skipped, skipped{lo, er.Offset()})
+				continue
+			}
 		}
 		ord := b.markDIE(e.Offset)
 		for len(stack) > 0 && stack[len(stack)-1].depth >= e.Depth {
@@ -195,7 +256,14 @@ func (b *builder) walk() error {
 		rgs = rgs[:0]
 		if locates(e.Abbrev()) {
 			var r rec
+			b.quiet = one && first
 			rgs = b.subroutine(&e, &p, &r, rgs)
+			b.quiet = false
+			if one && first {
+				b.rootRanges = append(b.rootRanges[:0], rgs...)
+			} else if one {
+				b.inner = append(b.inner, rgs...)
+			}
 			// Keep the rec of every subroutine DIE decoded here: besides
 			// the nodes' own, they are what abstract_origin and
 			// specification references lead to, and describe would
@@ -208,6 +276,7 @@ func (b *builder) walk() error {
 		// declaration or an abstract instance (C++ classes hold millions
 		// of member declarations). Its rec is read only if a reference
 		// or a node needs it.
+		first = false
 		if e.Children {
 			stack = append(stack, p)
 		}
@@ -346,7 +415,9 @@ func (b *builder) subroutine(e *dwinfo.Entry, p *pending, pr *rec, rgs []dwinfo.
 		case attrGNUDiscriminator:
 			k = 6
 		default:
-			nr.add(u, pr, &f)
+			if pr != nil { // nil: the ranges only (lazy.go's scan)
+				nr.add(u, pr, &f)
+			}
 			continue
 		}
 		if seen[k] {
@@ -463,32 +534,9 @@ func (ix *Index) AppendChain(dst []Frame, pc uint64) []Frame {
 // most limit frames, innermost first (all of them when limit <= 0): one is
 // what llvm-symbolizer --no-inlines reports.
 func (ix *Index) AppendChainRange(dst []Frame, pc uint64, limit int) (_ []Frame, lo, hi uint64) {
-	n := int32(-1)
-	lo, hi = 0, ^uint64(0)
-	// i: the last span starting at or below pc (an upper-bound search).
-	j, k := 0, len(ix.lo)
-	for j < k {
-		m := int(uint(j+k) >> 1)
-		if ix.lo[m] <= pc {
-			j = m + 1
-		} else {
-			k = m
-		}
-	}
-	i := j - 1
-	switch {
-	case i >= 0 && pc < ix.hi[i]:
-		n = ix.node[i]
-		lo, hi = ix.lo[i], ix.hi[i]
-	case i >= 0:
-		lo = ix.hi[i] // in the gap after span i
-	}
-	if i+1 < len(ix.lo) {
-		// The next span may start inside span i: LLVM's map is not
-		// always a clean overlay (see omap.insert), and from there on
-		// the next span answers.
-		hi = min(hi, ix.lo[i+1])
-	}
+	c, lo, hi := ix.chainsOf(pc)
+	n, clo, chi := c.find(pc)
+	lo, hi = max(lo, clo), min(hi, chi)
 	var loc Frame
 	located := false
 	if ix.lt != nil {
@@ -514,10 +562,10 @@ func (ix *Index) AppendChainRange(dst []Frame, pc uint64, limit int) (_ []Frame,
 	}
 	var inner *node
 	for count := 0; n >= 0 && (limit <= 0 || count < limit); count++ {
-		nd := &ix.nodes[n]
+		nd := &c.nodes[n]
 		f := Frame{
-			Name: ix.strs[nd.name], ShortName: ix.strs[nd.short],
-			StartFile: ix.strs[nd.startFile], StartLine: nd.startLine,
+			Name: c.strs[nd.name], ShortName: c.strs[nd.short],
+			StartFile: c.strs[nd.startFile], StartLine: nd.startLine,
 			StartAddress: nd.low, HasStartAddress: nd.hasLow,
 		}
 		if inner == nil {
@@ -533,6 +581,52 @@ func (ix *Index) AppendChainRange(dst []Frame, pc uint64, limit int) (_ []Frame,
 		n = nd.parent // always less than n: parents are made first
 	}
 	return dst, lo, hi
+}
+
+// chainsOf returns the address map that answers pc and the range around
+// pc where it does: the whole unit's, or for a lazy Index the tree of the
+// function whose range holds pc (read now if it was not), or nil in a gap
+// between functions.
+func (ix *Index) chainsOf(pc uint64) (c *chains, lo, hi uint64) {
+	if ix.lz == nil {
+		return &ix.chains, 0, ^uint64(0)
+	}
+	return ix.lz.chainsOf(pc)
+}
+
+// find returns the node answering pc in c's address map, or -1, and the
+// range around pc where that holds; c may be nil (no spans).
+func (c *chains) find(pc uint64) (n int32, lo, hi uint64) {
+	n = -1
+	lo, hi = 0, ^uint64(0)
+	if c == nil {
+		return n, lo, hi
+	}
+	// i: the last span starting at or below pc (an upper-bound search).
+	j, k := 0, len(c.lo)
+	for j < k {
+		m := int(uint(j+k) >> 1)
+		if c.lo[m] <= pc {
+			j = m + 1
+		} else {
+			k = m
+		}
+	}
+	i := j - 1
+	switch {
+	case i >= 0 && pc < c.hi[i]:
+		n = c.node[i]
+		lo, hi = c.lo[i], c.hi[i]
+	case i >= 0:
+		lo = c.hi[i] // in the gap after span i
+	}
+	if i+1 < len(c.lo) {
+		// The next span may start inside span i: LLVM's map is not
+		// always a clean overlay (see omap.insert), and from there on
+		// the next span answers.
+		hi = min(hi, c.lo[i+1])
+	}
+	return n, lo, hi
 }
 
 // file returns the path of the unit's line-table file index i.

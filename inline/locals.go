@@ -140,17 +140,9 @@ type LocalsOptions struct {
 // it (LLVM's DWARFUnit::getSubroutineForAddress), and whether there is
 // one. Cost: one binary search.
 func (ix *Index) Subroutine(pc uint64) (uint64, bool) {
-	j, k := 0, len(ix.lo)
-	for j < k {
-		m := int(uint(j+k) >> 1)
-		if ix.lo[m] <= pc {
-			j = m + 1
-		} else {
-			k = m
-		}
-	}
-	if i := j - 1; i >= 0 && pc < ix.hi[i] {
-		return ix.nodes[ix.node[i]].die, true
+	c, _, _ := ix.chainsOf(pc)
+	if n, _, _ := c.find(pc); n >= 0 {
+		return c.nodes[n].die, true
 	}
 	return 0, false
 }

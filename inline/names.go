@@ -24,10 +24,13 @@ type builder struct {
 	nodeRec []int32 // rec of each node's DIE (recs index)
 	err     error   // first non-fatal problem
 
-	// starts marks the DIE offsets of u (bit off-u.DIEOffset), so that a
+	// starts marks the DIE offsets the walk met (bit off-base), so that a
 	// reference is followed only to a real DIE, as LLVM's getDIEForOffset
 	// requires. A DIE's ordinal in the unit is the number of bits set
 	// before its own: rank holds that count at the start of each word.
+	// base is u.DIEOffset, or for the inline tree of one function
+	// (lazy.go) the function's DIE.
+	base   uint64
 	starts []uint64
 	rank   []uint32
 	// dieRec is, by DIE ordinal in u, 1 + the index in recs of the DIE's
@@ -52,6 +55,22 @@ type builder struct {
 
 	// describe's worklist and visited set, kept for reuse.
 	work, seen []int32
+
+	// shared is set while the builder expands one function of a lazy
+	// Index: strs, strList and others are then the Index's, kept across
+	// expansions, and release must not keep them.
+	shared bool
+	// The builder's own strs, strList and others while shared.
+	ownStrs   map[string]uint32
+	ownList   []string
+	ownOthers map[uint64]*unitInfo
+	// quiet drops the problems noted while set (lazy.go: the function's
+	// own ranges, which the unit's scan reported already).
+	quiet bool
+	// inner collects, while expanding a function, the ranges of the DIEs
+	// below it, checked against its own (lazy.go).
+	inner      []dwinfo.Range
+	rootRanges []dwinfo.Range
 }
 
 var builderPool = sync.Pool{New: func() any {
@@ -239,9 +258,27 @@ func (b *builder) strVal(v dw.Value) uint64 {
 	return off
 }
 
-// newBuilder takes a builder from the pool and readies it for u.
+// newBuilder takes a builder from the pool and readies it for the DIEs of
+// u (see newBuilderAt).
 func newBuilder(d *dwinfo.Data, u *dwinfo.Unit, lt *linetable.Table, opts *Options) *builder {
+	b := newBuilderAt(d, u, lt, opts, u.DIEOffset, u.End, nil)
+	b.strList = append(b.strList, "")
+	b.strs[""] = 0
+	return b
+}
+
+// newBuilderAt takes a builder from the pool and readies it for the DIEs
+// of u in [base, end). With a non-nil lz, the builder interns into and
+// loads other units through lz (a lazy Index's expansion, which holds
+// lz.mu).
+func newBuilderAt(d *dwinfo.Data, u *dwinfo.Unit, lt *linetable.Table, opts *Options, base, end uint64, lz *lazyIndex) *builder {
 	b := builderPool.Get().(*builder)
+	if lz != nil {
+		b.shared = true
+		b.ownStrs, b.ownList, b.ownOthers = b.strs, b.strList, b.others
+		b.strs, b.strList, b.others = lz.strs, lz.strList, lz.others
+	}
+	b.base = base
 	b.d, b.u = d, u
 	if opts != nil {
 		b.opts = *opts
@@ -253,10 +290,8 @@ func newBuilder(d *dwinfo.Data, u *dwinfo.Unit, lt *linetable.Table, opts *Optio
 	if b.opts.Skeleton != nil {
 		b.own.dir = string(b.opts.Skeleton.Root.CompDir)
 	}
-	b.strList = append(b.strList, "")
-	b.strs[""] = 0
-	if u.End > u.DIEOffset {
-		n := int((u.End - u.DIEOffset + 63) / 64)
+	if end > base {
+		n := int((end - base + 63) / 64)
 		if cap(b.starts) < n {
 			b.starts = make([]uint64, n)
 			b.rank = make([]uint32, n)
@@ -271,6 +306,12 @@ func newBuilder(d *dwinfo.Data, u *dwinfo.Unit, lt *linetable.Table, opts *Optio
 // release returns b to the pool, dropping every reference to the Build's
 // inputs and outputs so that the pool pins no section data or Index.
 func (b *builder) release() {
+	if b.shared {
+		b.shared = false
+		b.strs, b.strList, b.others = b.ownStrs, b.ownList, b.ownOthers
+		b.ownStrs, b.ownList, b.ownOthers = nil, nil, nil
+	}
+	b.quiet, b.inner, b.rootRanges = false, b.inner[:0], b.rootRanges[:0]
 	if len(b.recs) > maxPooledRecs || len(b.nodes) > maxPooledRecs {
 		return
 	}
@@ -293,7 +334,7 @@ func (b *builder) release() {
 
 // note records the first non-fatal problem.
 func (b *builder) note(err error) {
-	if b.err == nil {
+	if b.err == nil && !b.quiet {
 		b.err = err
 	}
 }
@@ -301,7 +342,7 @@ func (b *builder) note(err error) {
 // markDIE notes the DIE at off, the next in section order, and returns
 // its ordinal, or -1 if off lies outside the unit's DIEs.
 func (b *builder) markDIE(off uint64) int32 {
-	if i := off - b.u.DIEOffset; off >= b.u.DIEOffset && i/64 < uint64(len(b.starts)) && len(b.dieRec) < math.MaxInt32 {
+	if i := off - b.base; off >= b.base && i/64 < uint64(len(b.starts)) && len(b.dieRec) < math.MaxInt32 {
 		b.starts[i/64] |= 1 << (i % 64)
 		b.dieRec = append(b.dieRec, 0)
 		return int32(len(b.dieRec) - 1)
@@ -322,8 +363,8 @@ func (b *builder) rankDIEs() {
 // ordinal returns the ordinal of the DIE of u at off, or -1 if no DIE
 // starts there.
 func (b *builder) ordinal(off uint64) int32 {
-	i := off - b.u.DIEOffset
-	if off < b.u.DIEOffset || i/64 >= uint64(len(b.starts)) {
+	i := off - b.base
+	if off < b.base || i/64 >= uint64(len(b.starts)) {
 		return -1
 	}
 	w, bit := b.starts[i/64], uint64(1)<<(i%64)

@@ -1,0 +1,401 @@
+package inline
+
+import (
+	"io"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/symbolize-go/symbolize/internal/dwinfo"
+	"github.com/symbolize-go/symbolize/linetable"
+)
+
+// A lazy Index (Options.Lazy) is built in two levels, as gimli's
+// addr2line reads a unit: Build scans the unit's DIEs once, decoding only
+// the address ranges of its functions, and a function's inline tree (its
+// nodes, names and address map) is read on the first lookup that lands in
+// one of its ranges. A function here is a tree root of LLVM's chains: a
+// DW_TAG_subprogram (every chain ends at the first one it climbs to), or
+// a DW_TAG_inlined_subroutine with no subroutine above it. Subprograms
+// nested in another function (gcc's nested functions and methods of local
+// classes) are roots of their own, found by the scan: it steps through
+// function bodies, skipping only gcc's declaration trees (see gccC) by
+// their DW_AT_sibling, as the whole-unit walk does.
+//
+// Why the answers are the whole-unit map's. LLVM's map (omap.insert) is
+// built from every subroutine DIE in pre-order; a range of one function
+// changes only the entries it overlaps. Where the ranges of a function
+// overlap nobody else's, and the ranges of the DIEs below it lie within
+// its own, the entries with keys in its ranges come from its tree alone,
+// inserted in the same order: its own map answers there as the unit's
+// would, and a PC in no function's range has no subroutine in either.
+// The other cases, checked:
+//   - ranges of different functions that overlap (identical code folded
+//     by the linker, a relocatable object's sections all at 0, gc-ed
+//     functions left at 0) make a conflict span, answered from the
+//     whole-unit map, built on first need;
+//   - a reversed range of a function, or a DIE with ranges below a
+//     function without any, makes Build read the whole unit at once;
+//   - a DIE whose range leaves its function's ranges is found only when
+//     that function is read: from then on the Index answers from the
+//     whole-unit map. Answers given before, at PCs of other functions
+//     that such a range reached, may differ from LLVM's; no producer we
+//     know writes such ranges.
+//
+// A reference into the middle of a DIE outside the function being read
+// is decoded from there (as one into a tree the walk skips): the frame may
+// then get a name where LLVM names none, on corrupt input only.
+
+// lazyIndex is the state of a lazy Index.
+type lazyIndex struct {
+	d    *dwinfo.Data
+	u    *dwinfo.Unit
+	lt   *linetable.Table
+	opts Options
+	own  fileTable // the unit's resolved file table, shared by every tree
+	// top is the functions' ranges, sorted and disjoint: each names the
+	// root whose range it is, or -1 for a span where ranges of several
+	// roots overlap.
+	top   []topSpan
+	roots []root
+	// stopAt is the offset where the scan stopped on bad input (the
+	// whole-unit walk stops there too); ^0 if it read the unit whole.
+	stopAt  uint64
+	scanErr error
+
+	mu sync.Mutex // held while a tree is read; guards the fields below
+	// The strings of every tree read, interned once; each tree's chains
+	// hold a prefix of strList.
+	strs    map[string]uint32
+	strList []string
+	others  map[uint64]*unitInfo
+	nodes   int
+
+	escaped  atomic.Bool // a tree had a range outside its root's: use full
+	fullOnce sync.Once
+	full     *chains
+}
+
+// topSpan is one range of the first level.
+type topSpan struct {
+	lo, hi uint64
+	root   int32
+}
+
+// root is one function tree: its DIE's offset, the end of its subtree
+// (an upper bound: it may take in null entries after it) and its chains
+// once read.
+type root struct {
+	off, end uint64
+	ch       atomic.Pointer[chains]
+}
+
+// buildLazy scans u for its functions' ranges (see above). ok is false
+// when u needs the whole-unit walk.
+func buildLazy(d *dwinfo.Data, u *dwinfo.Unit, lt *linetable.Table, opts *Options) (_ *Index, _ error, ok bool) {
+	lz := &lazyIndex{d: d, u: u, lt: lt, opts: *opts, stopAt: ^uint64(0),
+		strs: map[string]uint32{"": 0}, strList: []string{""}, others: map[uint64]*unitInfo{}}
+	b := newBuilder(d, u, lt, opts)
+	spans, err, ok := b.scan(lz)
+	b.own.path(0)
+	lz.own = b.own
+	b.release()
+	if !ok {
+		return nil, nil, false
+	}
+	lz.scanErr = err
+	lz.top = disjoint(spans)
+	ix := &Index{lt: lt, files: lz.own.paths, fileOK: lz.own.ok, lz: lz}
+	return ix, err, true
+}
+
+// scan reads the DIEs of the unit in section order, as walk does, and
+// lists the roots and their ranges, in pre-order. ok is false when the
+// unit needs the whole-unit walk (a reversed range, or ranges below a
+// root without any).
+func (b *builder) scan(lz *lazyIndex) (spans []topSpan, _ error, ok bool) {
+	u := b.u
+	er := u.Entries()
+	var (
+		e   dwinfo.Entry
+		rgs []dwinfo.Range
+		p   pending
+	)
+	// The open subroutine DIEs with children: depth, and the root that
+	// owns them (-1: one without ranges).
+	type open struct {
+		depth  int
+		root   int32
+		isRoot bool // the root's own DIE
+	}
+	var stack []open
+	var ranged []bool // by root
+	closeTo := func(depth int, end uint64) {
+		for len(stack) > 0 && stack[len(stack)-1].depth >= depth {
+			if o := stack[len(stack)-1]; o.isRoot {
+				lz.roots[o.root].end = end
+			}
+			stack = stack[:len(stack)-1]
+		}
+	}
+	skipTop := gccC(u)
+	for {
+		at := er.Offset()
+		err := er.Next(&e)
+		if err == io.EOF {
+			closeTo(0, u.End)
+			return spans, b.err, true
+		}
+		if err != nil {
+			lz.stopAt = at
+			closeTo(0, at)
+			return spans, err, true // the DIE walk error takes precedence
+		}
+		closeTo(e.Depth, e.Offset)
+		if e.Tag != dwinfo.TagSubprogram && e.Tag != dwinfo.TagInlinedSubroutine {
+			if skipTop && e.Depth == 1 && e.Children {
+				if sib := e.Sibling(); sib > er.Offset() && sib <= u.End {
+					if err := er.SkipChildren(&e); err != nil {
+						lz.stopAt = at // not exact, but the walk stops here too
+						return spans, err, true
+					}
+				}
+			}
+			continue
+		}
+		isRoot := e.Tag == dwinfo.TagSubprogram || len(stack) == 0
+		rgs = rgs[:0]
+		owner := int32(-1)
+		if !isRoot {
+			owner = stack[len(stack)-1].root
+		}
+		if isRoot || (owner >= 0 && !ranged[owner]) {
+			if locates(e.Abbrev()) {
+				rgs = b.subroutine(&e, &p, nil, rgs)
+			}
+		}
+		has := false
+		for _, r := range rgs {
+			if r.Low > r.High {
+				return nil, nil, false
+			}
+			has = has || r.Low < r.High
+		}
+		if isRoot {
+			owner = int32(len(lz.roots))
+			lz.roots = append(lz.roots, root{off: e.Offset})
+			ranged = append(ranged, has)
+			for _, r := range rgs {
+				if r.Low < r.High { // LLVM ignores empty ranges
+					spans = append(spans, topSpan{r.Low, r.High, owner})
+				}
+			}
+		} else if has && !ranged[owner] {
+			return nil, nil, false
+		}
+		if e.Children {
+			stack = append(stack, open{depth: e.Depth, root: owner, isRoot: isRoot})
+		} else if isRoot {
+			lz.roots[owner].end = er.Offset()
+		}
+	}
+}
+
+// disjoint sorts the roots' spans and merges the ones that overlap into
+// conflict spans (root -1).
+func disjoint(spans []topSpan) []topSpan {
+	slices.SortStableFunc(spans, func(a, b topSpan) int {
+		switch {
+		case a.lo < b.lo:
+			return -1
+		case a.lo > b.lo:
+			return 1
+		}
+		return 0
+	})
+	out := spans[:0]
+	for _, s := range spans {
+		if k := len(out) - 1; k >= 0 && s.lo < out[k].hi {
+			out[k].hi = max(out[k].hi, s.hi)
+			out[k].root = -1
+			continue
+		}
+		out = append(out, s)
+	}
+	return slices.Clip(out)
+}
+
+// chainsOf is Index.chainsOf for a lazy Index.
+func (lz *lazyIndex) chainsOf(pc uint64) (*chains, uint64, uint64) {
+	if lz.escaped.Load() {
+		return lz.whole(), 0, ^uint64(0)
+	}
+	top := lz.top
+	j, k := 0, len(top)
+	for j < k {
+		m := int(uint(j+k) >> 1)
+		if top[m].lo <= pc {
+			j = m + 1
+		} else {
+			k = m
+		}
+	}
+	i := j - 1
+	if i < 0 || pc >= top[i].hi {
+		// In no function: no subroutine in the whole-unit map either.
+		lo, hi := uint64(0), ^uint64(0)
+		if i >= 0 {
+			lo = top[i].hi
+		}
+		if j < len(top) {
+			hi = top[j].lo
+		}
+		return nil, lo, hi
+	}
+	t := top[i]
+	if t.root < 0 {
+		return lz.whole(), 0, ^uint64(0)
+	}
+	c := lz.tree(t.root)
+	if c == nil { // the tree left its ranges
+		return lz.whole(), 0, ^uint64(0)
+	}
+	return c, t.lo, t.hi
+}
+
+// whole returns the whole-unit map, built once.
+func (lz *lazyIndex) whole() *chains {
+	lz.fullOnce.Do(func() {
+		o := lz.opts
+		o.Lazy = false
+		ix, err := buildChains(lz.d, lz.u, lz.lt, &o)
+		lz.full = &ix.chains
+		if err != nil && (lz.scanErr == nil || err.Error() != lz.scanErr.Error()) {
+			lz.warn(err)
+		}
+	})
+	return lz.full
+}
+
+func (lz *lazyIndex) warn(err error) {
+	if lz.opts.Warn != nil {
+		lz.opts.Warn(err)
+	}
+}
+
+// len is the number of nodes of the trees read so far.
+func (lz *lazyIndex) len() int {
+	lz.mu.Lock()
+	defer lz.mu.Unlock()
+	return lz.nodes
+}
+
+// tree returns the chains of root r, reading its tree on first use; nil
+// if a range in the tree leaves the root's own (then escaped is set).
+func (lz *lazyIndex) tree(r int32) *chains {
+	rt := &lz.roots[r]
+	if c := rt.ch.Load(); c != nil {
+		return c
+	}
+	lz.mu.Lock()
+	defer lz.mu.Unlock()
+	if c := rt.ch.Load(); c != nil {
+		return c
+	}
+	if lz.escaped.Load() {
+		return nil
+	}
+	u := lz.u
+	end := rt.end
+	if end <= rt.off || end > u.End {
+		end = u.End
+	}
+	b := newBuilderAt(lz.d, u, lz.lt, &lz.opts, rt.off, end, lz)
+	b.own = lz.own
+	// What lies outside the tree is decoded where a reference leads, as
+	// in the trees the whole-unit walk skips.
+	b.skipped = append(b.skipped, skipped{u.Offset, rt.off})
+	er, err := u.EntriesAt(rt.off)
+	if err == nil {
+		err = b.walkFrom(er, true, lz.stopAt)
+	}
+	b.skipped = append(b.skipped, skipped{end, u.End})
+	if err2 := b.resolve(); err == nil {
+		err = err2
+	}
+	escaped := b.escapes()
+	c := &chains{nodes: slices.Clone(b.nodes)}
+	c.lo, c.hi, c.node = b.m.columns()
+	lz.strs, lz.strList, lz.others = b.strs, b.strList, b.others
+	c.strs = lz.strList[:len(lz.strList):len(lz.strList)]
+	b.release()
+	if escaped {
+		lz.escaped.Store(true)
+		return nil
+	}
+	if err != nil && err != lz.scanErr {
+		lz.warn(err)
+	}
+	lz.nodes += len(c.nodes)
+	rt.ch.Store(c)
+	return c
+}
+
+// escapes reports whether a range below the tree's root (b.inner) leaves
+// the union of the root's own ranges (b.own).
+func (b *builder) escapes() bool {
+	if len(b.inner) == 0 {
+		return false
+	}
+	// The union of the root's ranges, sorted, empty ones dropped.
+	own := b.rootRanges[:0]
+	for _, r := range b.rootRanges {
+		if r.Low < r.High {
+			own = append(own, r)
+		}
+	}
+	slices.SortFunc(own, func(a, b dwinfo.Range) int {
+		switch {
+		case a.Low < b.Low:
+			return -1
+		case a.Low > b.Low:
+			return 1
+		}
+		return 0
+	})
+	k := 0
+	for _, r := range own {
+		if k > 0 && r.Low <= own[k-1].High {
+			own[k-1].High = max(own[k-1].High, r.High)
+			continue
+		}
+		own[k] = r
+		k++
+	}
+	own = own[:k]
+	for _, r := range b.inner {
+		if r.Low == r.High {
+			continue
+		}
+		if r.Low > r.High {
+			return true
+		}
+		// The own range starting last at or below r.Low must reach r.High.
+		i, found := slices.BinarySearchFunc(own, r.Low, func(s dwinfo.Range, pc uint64) int {
+			switch {
+			case s.Low < pc:
+				return -1
+			case s.Low > pc:
+				return 1
+			}
+			return 0
+		})
+		if !found {
+			i--
+		}
+		if i < 0 || r.High > own[i].High {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,89 @@
+package inline
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestLazyMatchesWhole: on every unit of every fixture, a lazy Index
+// answers every address as the whole-unit Build does: the same frames,
+// the same subroutine DIE, and a reuse range inside the whole-unit one
+// that holds the address. The addresses are every span edge of the
+// whole-unit map (its start, last byte and end) and samples of every
+// function symbol, asked in address order of one lazy Index and in a
+// random order of another, so that trees are read in both orders.
+func TestLazyMatchesWhole(t *testing.T) {
+	var units, lazyUnits, escaped, pcs int
+	for _, path := range fixtures(t) {
+		o, ok := openObject(t, path)
+		if !ok {
+			continue
+		}
+		hs, err := o.d.Headers()
+		if err != nil {
+			continue
+		}
+		syms := samplePCs(funcSyms(o.f), 20000)
+		for _, h := range hs {
+			u, err := o.d.LoadUnit(h)
+			if err != nil {
+				continue
+			}
+			units++
+			opts := &Options{LineTable: o.table}
+			whole, werr := Build(o.d, u, o.table(u), opts)
+			lopts := &Options{LineTable: o.table, Lazy: true}
+			var warned []error
+			lopts.Warn = func(err error) { warned = append(warned, err) }
+			lazy1, lerr := Build(o.d, u, o.table(u), lopts)
+			lazy2, _ := Build(o.d, u, o.table(u), lopts)
+			if (werr == nil) != (lerr == nil) && lerr != nil {
+				t.Errorf("%s: unit %#x: lazy Build error %v, whole-unit %v", path, h.Offset, lerr, werr)
+			}
+			if lazy1.lz != nil {
+				lazyUnits++
+			}
+			var list []uint64
+			for i := range whole.lo {
+				list = append(list, whole.lo[i], whole.hi[i]-1, whole.hi[i])
+			}
+			list = append(list, syms...)
+			slices.Sort(list)
+			list = slices.Compact(list)
+			shuffled := slices.Clone(list)
+			rand.New(rand.NewPCG(1, uint64(h.Offset))).Shuffle(len(shuffled), func(i, j int) {
+				shuffled[i], shuffled[j] = shuffled[j], shuffled[i]
+			})
+			var a, b []Frame
+			check := func(ix *Index, pc uint64) {
+				pcs++
+				var alo, ahi, blo, bhi uint64
+				a, alo, ahi = whole.AppendChainRange(a[:0], pc, 0)
+				b, blo, bhi = ix.AppendChainRange(b[:0], pc, 0)
+				if !slices.Equal(a, b) {
+					t.Fatalf("%s: unit %#x at %#x: lazy %+v, whole-unit %+v", path, h.Offset, pc, b, a)
+				}
+				if blo > pc || bhi <= pc || blo < alo || bhi > ahi {
+					t.Fatalf("%s: unit %#x at %#x: lazy range [%#x, %#x), whole-unit [%#x, %#x)", path, h.Offset, pc, blo, bhi, alo, ahi)
+				}
+				wd, wok := whole.Subroutine(pc)
+				ld, lok := ix.Subroutine(pc)
+				if wd != ld || wok != lok {
+					t.Fatalf("%s: unit %#x at %#x: lazy subroutine %#x %v, whole-unit %#x %v", path, h.Offset, pc, ld, lok, wd, wok)
+				}
+			}
+			for _, pc := range list {
+				check(lazy1, pc)
+			}
+			for _, pc := range shuffled {
+				check(lazy2, pc)
+			}
+			if lazy1.lz != nil && lazy1.lz.escaped.Load() {
+				escaped++
+				t.Logf("%s: unit %#x: a tree left its function's ranges", path, h.Offset)
+			}
+		}
+	}
+	t.Logf("%d units (%d lazy, %d escaped), %d lookups", units, lazyUnits, escaped, pcs)
+}
