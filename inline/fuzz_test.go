@@ -56,8 +56,8 @@ func seedUnits(f *testing.F) {
 }
 
 // FuzzChain builds the Index of every unit of arbitrary .debug_info (DIE
-// walk, address map, reference chains) and looks up the start of every
-// span and a fuzzed PC. aux serves as both .debug_ranges and
+// walk, address map, reference chains), whole and lazy, and looks up the
+// start of every span and a fuzzed PC. aux serves as both .debug_ranges and
 // .debug_rnglists.
 func FuzzChain(f *testing.F) {
 	info, abbrev := unitBytes(cu(&tdie{tag: dwinfo.TagSubprogram, attrs: pcRange(0x10, 0x20), kids: []*tdie{
@@ -86,6 +86,25 @@ func FuzzChain(f *testing.F) {
 				frames = ix.AppendChain(frames[:0], lo)
 				if len(frames) > len(ix.nodes) {
 					t.Fatalf("chain of %d frames from %d nodes", len(frames), len(ix.nodes))
+				}
+			}
+			// The lazy Index on the same unit: at the same PCs, reading
+			// the trees they land in, and at every function's start.
+			lz, _ := Build(d, u, nil, &Options{Lazy: true, Warn: func(error) {}})
+			frames = lz.AppendChain(frames[:0], pc)
+			lz.Subroutine(pc)
+			for i, lo := range ix.lo {
+				if i == 64 {
+					break
+				}
+				frames = lz.AppendChain(frames[:0], lo)
+			}
+			if lz.lz != nil {
+				for i, s := range lz.lz.top {
+					if i == 64 {
+						break
+					}
+					frames = lz.AppendChain(frames[:0], s.lo)
 				}
 			}
 		}

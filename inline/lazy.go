@@ -95,7 +95,8 @@ type root struct {
 func buildLazy(d *dwinfo.Data, u *dwinfo.Unit, lt *linetable.Table, opts *Options) (_ *Index, _ error, ok bool) {
 	lz := &lazyIndex{d: d, u: u, lt: lt, opts: *opts, stopAt: ^uint64(0),
 		strs: map[string]uint32{"": 0}, strList: []string{""}, others: map[uint64]*unitInfo{}}
-	b := newBuilder(d, u, lt, opts)
+	// The scan marks no DIEs and reads no names: no bitmap, no strings.
+	b := newBuilderAt(d, u, lt, opts, u.DIEOffset, u.DIEOffset, nil)
 	spans, err, ok := b.scan(lz)
 	b.own.path(0)
 	lz.own = b.own
@@ -122,17 +123,17 @@ func (b *builder) scan(lz *lazyIndex) (spans []topSpan, _ error, ok bool) {
 		p   pending
 	)
 	// The open subroutine DIEs with children: depth, and the root that
-	// owns them (-1: one without ranges).
+	// owns them (-1: one without ranges, which has no entry in lz.roots:
+	// C++ classes declare millions of member functions).
 	type open struct {
 		depth  int
 		root   int32
 		isRoot bool // the root's own DIE
 	}
 	var stack []open
-	var ranged []bool // by root
 	closeTo := func(depth int, end uint64) {
 		for len(stack) > 0 && stack[len(stack)-1].depth >= depth {
-			if o := stack[len(stack)-1]; o.isRoot {
+			if o := stack[len(stack)-1]; o.isRoot && o.root >= 0 {
 				lz.roots[o.root].end = end
 			}
 			stack = stack[:len(stack)-1]
@@ -169,7 +170,7 @@ func (b *builder) scan(lz *lazyIndex) (spans []topSpan, _ error, ok bool) {
 		if !isRoot {
 			owner = stack[len(stack)-1].root
 		}
-		if isRoot || (owner >= 0 && !ranged[owner]) {
+		if isRoot || owner < 0 {
 			if locates(e.Abbrev()) {
 				rgs = b.subroutine(&e, &p, nil, rgs)
 			}
@@ -181,21 +182,23 @@ func (b *builder) scan(lz *lazyIndex) (spans []topSpan, _ error, ok bool) {
 			}
 			has = has || r.Low < r.High
 		}
-		if isRoot {
+		switch {
+		case isRoot && has:
 			owner = int32(len(lz.roots))
 			lz.roots = append(lz.roots, root{off: e.Offset})
-			ranged = append(ranged, has)
 			for _, r := range rgs {
 				if r.Low < r.High { // LLVM ignores empty ranges
 					spans = append(spans, topSpan{r.Low, r.High, owner})
 				}
 			}
-		} else if has && !ranged[owner] {
+		case isRoot:
+			owner = -1
+		case has && owner < 0:
 			return nil, nil, false
 		}
 		if e.Children {
 			stack = append(stack, open{depth: e.Depth, root: owner, isRoot: isRoot})
-		} else if isRoot {
+		} else if isRoot && owner >= 0 {
 			lz.roots[owner].end = er.Offset()
 		}
 	}

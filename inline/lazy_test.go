@@ -87,3 +87,50 @@ func TestLazyMatchesWhole(t *testing.T) {
 	}
 	t.Logf("%d units (%d lazy, %d escaped), %d lookups", units, lazyUnits, escaped, pcs)
 }
+
+// TestLazyConcurrent: goroutines that look up the addresses of one lazy
+// Index at once, each in its own order, read every tree once and get the
+// whole-unit answers (run it with -race).
+func TestLazyConcurrent(t *testing.T) {
+	o, ok := openObject(t, "../testdata/elf/cpp-gcc-O3")
+	if !ok {
+		t.Skip("fixture missing")
+	}
+	hs, _ := o.d.Headers()
+	for _, h := range hs {
+		u, err := o.d.LoadUnit(h)
+		if err != nil {
+			continue
+		}
+		whole, _ := Build(o.d, u, o.table(u), &Options{LineTable: o.table})
+		if len(whole.lo) == 0 {
+			continue
+		}
+		tab := o.table(u)
+		lazy, _ := Build(o.d, u, tab, &Options{Lazy: true})
+		want := make([][]Frame, len(whole.lo))
+		for i, pc := range whole.lo {
+			want[i] = whole.AppendChain(nil, pc)
+		}
+		errs := make(chan string, 4)
+		for g := range 4 {
+			go func() {
+				order := rand.New(rand.NewPCG(uint64(g), 7)).Perm(len(whole.lo))
+				var fs []Frame
+				for _, i := range order {
+					fs = lazy.AppendChain(fs[:0], whole.lo[i])
+					if !slices.Equal(fs, want[i]) {
+						errs <- "differs"
+						return
+					}
+				}
+				errs <- ""
+			}()
+		}
+		for range 4 {
+			if e := <-errs; e != "" {
+				t.Fatalf("unit %#x: a concurrent lookup %s from the whole-unit answer", h.Offset, e)
+			}
+		}
+	}
+}
