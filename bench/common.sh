@@ -3,8 +3,8 @@
 # where the rgw case's files live.
 
 set_name=${1:-mid}
-case $set_name in mid | rgw | all) ;; *)
-	echo "usage: $0 [mid|rgw|all]" >&2
+case $set_name in mid | rgw | cxx | all) ;; *)
+	echo "usage: $0 [mid|rgw|cxx|all]" >&2
 	exit 2
 	;;
 esac
@@ -12,6 +12,8 @@ WORK=${WORK:-/tmp/symbolize-bench}
 CACHE=${CACHE:-$HOME/.cache/symbolize-bench}
 N_MID=${N_MID:-200000}
 N_RGW=${N_RGW:-10000}
+CXX_UNITS=${CXX_UNITS:-5}
+CXX_K=${CXX_K:-20}
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 
 # libradosgw and its packages' files, unpacked under ROOT by run.sh.

@@ -3,12 +3,16 @@
 # eu-addr2line on the same addresses and prints median wall time, median max
 # RSS and the ratios ours/reference as Markdown. See bench/README.md.
 #
-#   bench/run.sh [mid|rgw|all]      (default mid)
+#   bench/run.sh [mid|rgw|cxx|all]      (default mid)
 #
 # Environment: REPS (runs per tool and case, default 3), WORK (scratch dir,
 # default /tmp/symbolize-bench), CACHE (Debian packages, default
 # ~/.cache/symbolize-bench), N_MID (default 200000), N_RGW (default 10000),
-# EU=0 (leave eu-addr2line out: it takes about 6 minutes on rgw-10k-inl).
+# EU=0 (leave eu-addr2line out: it takes about 6 minutes on rgw-10k-inl),
+# GIMLI=PATH (also time gimli's addr2line, built by
+# shared/tools/gimli/build.sh, on every case with inlines), TOOLS="ours gimli"
+# (time only these tools), OURS=PATH (time that build of examples/addr2line
+# instead of building the working tree's).
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 REPS=${REPS:-3}
@@ -24,18 +28,21 @@ mkdir -p "$WORK/out"
 cd "$REPO"
 # Named so that it runs as llvm-symbolizer (as addr2line it would take
 # llvm-addr2line's defaults).
-go build -o "$WORK/llvm-symbolizer" ./examples/addr2line
+if [[ -z ${OURS:-} ]]; then
+	go build -o "$WORK/llvm-symbolizer" ./examples/addr2line
+	OURS=$WORK/llvm-symbolizer
+fi
 go build -o "$WORK/benchtool" ./bench/benchtool
-OURS=$WORK/llvm-symbolizer
 BT=$WORK/benchtool
 RAW=$WORK/raw-$set_name.tsv
 : >"$RAW"
 
 # Each case: name, mode (inl or noinl), binary, debug dir ("" for none),
 # GNU binary (the path GNU addr2line finds the debug file from), addresses,
-# and optionally the tools to run (default: all for the mode).
+# optionally the tools to run (default: all for the mode) and the file gimli
+# reads (default: the binary; it follows no debug link).
 CASES=()
-add_case() { CASES+=("$1|$2|$3|$4|$5|$6|${7:-}"); }
+add_case() { CASES+=("$1|$2|$3|$4|$5|$6|${7:-}|${8:-$3}"); }
 
 if [[ $set_name == mid || $set_name == all ]]; then
 	# cmd/go: Go's linker writes zlib-compressed DWARF 5.
@@ -78,19 +85,41 @@ if [[ $set_name == rgw || $set_name == all ]]; then
 	# sampler takes the debug file's full .symtab.
 	"$BT" sample -n 1 -seed 1 "$LIB" "$DBG" >"$WORK/rgw1.addrs"
 	"$BT" sample -n "$N_RGW" -seed 1 "$LIB" "$DBG" >"$WORK/rgw.addrs"
-	add_case rgw-cold-noinl noinl "$LIB" "$ROOT/usr/lib/debug" "$GNU/libradosgw.so.2" "$WORK/rgw1.addrs"
-	add_case rgw-cold-inl inl "$LIB" "$ROOT/usr/lib/debug" "$GNU/libradosgw.so.2" "$WORK/rgw1.addrs"
-	add_case "rgw-$((N_RGW / 1000))k-inl" inl "$LIB" "$ROOT/usr/lib/debug" "$GNU/libradosgw.so.2" "$WORK/rgw.addrs"
+	# gimli's example follows no .gnu_debuglink: it reads the debug file.
+	add_case rgw-cold-noinl noinl "$LIB" "$ROOT/usr/lib/debug" "$GNU/libradosgw.so.2" "$WORK/rgw1.addrs" "" "$DBG"
+	add_case rgw-cold-inl inl "$LIB" "$ROOT/usr/lib/debug" "$GNU/libradosgw.so.2" "$WORK/rgw1.addrs" "" "$DBG"
+	add_case "rgw-$((N_RGW / 1000))k-inl" inl "$LIB" "$ROOT/usr/lib/debug" "$GNU/libradosgw.so.2" "$WORK/rgw.addrs" "" "$DBG"
 fi
 
-# tools MODE prints the tools run in that mode: eu-addr2line only with
-# inlines, and not with EU=0.
+if [[ $set_name == cxx || $set_name == all ]]; then
+	# The template-heavy C++ program (bench/cxx/gen.sh), built once into
+	# $CACHE/cxx: clang++-14 -O2 -g, a few very large units.
+	CXXBIN=$(UNITS=$CXX_UNITS K=$CXX_K "$REPO/bench/cxx/gen.sh" "$CACHE/cxx" clang | tail -1)
+	"$BT" sample -n 1 -seed 1 "$CXXBIN" >"$WORK/cxx1.addrs"
+	"$BT" sample -n "$N_MID" -seed 1 "$CXXBIN" >"$WORK/cxx.addrs"
+	add_case cxx-cold-inl inl "$CXXBIN" "" "$CXXBIN" "$WORK/cxx1.addrs"
+	add_case "cxx-$((N_MID / 1000))k-inl" inl "$CXXBIN" "" "$CXXBIN" "$WORK/cxx.addrs"
+fi
+
+# tools MODE ONLY prints the tools run in that mode: eu-addr2line and gimli
+# only with inlines, eu not with EU=0, gimli only with GIMLI set; ONLY (a
+# case's own list) replaces the default list; TOOLS filters the result.
 tools() {
-	if [[ $1 == inl && ${EU:-1} != 0 ]]; then
-		echo ours llvm-symbolizer gnu-addr2line eu-addr2line
+	local ts
+	if [[ -n $2 ]]; then
+		ts=$2
+	elif [[ $1 == inl && ${EU:-1} != 0 ]]; then
+		ts="ours llvm-symbolizer gnu-addr2line eu-addr2line"
 	else
-		echo ours llvm-symbolizer gnu-addr2line
+		ts="ours llvm-symbolizer gnu-addr2line"
 	fi
+	[[ $1 == inl && -n ${GIMLI:-} ]] && ts="$ts gimli"
+	if [[ -n ${TOOLS:-} ]]; then
+		local t keep=()
+		for t in $ts; do [[ " $TOOLS " == *" $t "* ]] && keep+=("$t"); done
+		ts=${keep[*]}
+	fi
+	echo "$ts"
 }
 
 # say prints its arguments one a line; echo would eat "-e".
@@ -100,7 +129,7 @@ say() { printf '%s\n' "$@"; }
 # argument a line. GNU and eu get -C so that every tool demangles, as ours
 # and llvm-symbolizer do by default: the same work for the same answers.
 command_for() {
-	local tool=$1 mode=$2 bin=$3 dbg=$4 gbin=$5
+	local tool=$1 mode=$2 bin=$3 dbg=$4 gbin=$5 gimbin=$6
 	case $tool in
 	ours | llvm-symbolizer)
 		[[ $tool == ours ]] && say "$OURS" || say llvm-symbolizer-14
@@ -113,6 +142,15 @@ command_for() {
 		say addr2line
 		say -e
 		say "$gbin"
+		say -f
+		say -C
+		[[ $mode == inl ]] && say -i
+		;;
+	gimli)
+		# Its example command takes GNU addr2line's flags.
+		say "$GIMLI"
+		say -e
+		say "$gimbin"
 		say -f
 		say -C
 		[[ $mode == inl ]] && say -i
@@ -134,21 +172,30 @@ command_for() {
 # load from someone else on the machine spreads over all tools.
 for rep in $(seq 1 "$REPS"); do
 	for c in "${CASES[@]}"; do
-		IFS='|' read -r name mode bin dbg gbin addrs only <<<"$c"
-		for tool in ${only:-$(tools "$mode")}; do
-			mapfile -t cmd < <(command_for "$tool" "$mode" "$bin" "$dbg" "$gbin")
+		IFS='|' read -r name mode bin dbg gbin addrs only gimbin <<<"$c"
+		for tool in $(tools "$mode" "$only"); do
+			mapfile -t cmd < <(command_for "$tool" "$mode" "$bin" "$dbg" "$gbin" "$gimbin")
 			out=$WORK/out/$name.$tool
 			# eu-addr2line exits 1 when any address has no answer: keep
 			# going, and let the Answers section show what came out.
+			# Wall time from the shell's clock (microseconds; time's %e
+			# has two decimals, too coarse for the one-address cases),
+			# max RSS from time's %M, CPU time (user + system, which
+			# waiting for a CPU on a loaded machine does not inflate)
+			# from %U and %S.
 			rc=0
-			/usr/bin/time -f '%e %M' -o "$WORK/time" "${cmd[@]}" <"$addrs" >"$out" 2>"$out.err" || rc=$?
+			t0=$EPOCHREALTIME
+			/usr/bin/time -f '%e %M %U %S' -o "$WORK/time" "${cmd[@]}" <"$addrs" >"$out" 2>"$out.err" || rc=$?
+			t1=$EPOCHREALTIME
 			if ((rc != 0)); then
 				echo "$0: $name $tool exited $rc: $(grep -v '^Command exited' "$WORK/time" | tail -3; tail -3 "$out.err")" >&2
 			fi
 			tail -1 "$WORK/time" >"$WORK/time.last"
-			read -r wall rss <"$WORK/time.last"
-			printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$tool" "$rep" "$wall" "$rss" >>"$RAW"
-			echo "rep $rep $name $tool: ${wall}s ${rss}KiB" >&2
+			read -r _ rss usr sys <"$WORK/time.last"
+			wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')
+			cpu=$(awk -v a="$usr" -v b="$sys" 'BEGIN { printf "%.2f", a + b }')
+			printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$tool" "$rep" "$wall" "$rss" "$cpu" >>"$RAW"
+			echo "rep $rep $name $tool: ${wall}s ${rss}KiB ${cpu}s CPU" >&2
 		done
 	done
 done
@@ -157,7 +204,7 @@ echo "## Results ($set_name, $(date -u +%Y-%m-%d), $REPS runs each, medians)"
 echo
 echo "Machine: $(nproc) cores, $(awk '/model name/ {sub(/.*: /, ""); print; exit}' /proc/cpuinfo);" \
 	"$(go env GOVERSION); $(llvm-symbolizer-14 --version | awk '/LLVM version/ {print "LLVM " $NF}');" \
-	"$(addr2line --version | head -1); $(eu-addr2line --version | head -1)."
+	"$(addr2line --version | head -1); $(eu-addr2line --version | head -1)${GIMLI:+; gimli addr2line example ($GIMLI)}."
 "$BT" report "$RAW"
 
 echo
@@ -167,10 +214,13 @@ echo "Unknown answers (\"??\") in each tool's output, and our agreement with llv
 echo "(whole answer per address, byte for byte; then function names only):"
 echo
 for c in "${CASES[@]}"; do
-	IFS='|' read -r name mode _ _ _ addrs only <<<"$c"
+	IFS='|' read -r name mode _ _ _ addrs only _ <<<"$c"
 	echo "- $name ($(wc -l <"$addrs") addresses):"
-	for tool in ${only:-$(tools "$mode")}; do
+	ts=$(tools "$mode" "$only")
+	for tool in $ts; do
 		echo "  - $tool: $("$BT" unknown "$WORK/out/$name.$tool")"
 	done
-	echo "  - ours vs llvm-symbolizer: $("$BT" agree "$WORK/out/$name.ours" "$WORK/out/$name.llvm-symbolizer" 2>"$WORK/out/$name.diff")"
+	if [[ " $ts " == *" ours "* && " $ts " == *" llvm-symbolizer "* ]]; then
+		echo "  - ours vs llvm-symbolizer: $("$BT" agree "$WORK/out/$name.ours" "$WORK/out/$name.llvm-symbolizer" 2>"$WORK/out/$name.diff")"
+	fi
 done

@@ -128,10 +128,11 @@ func unknown(args []string) error {
 type run struct {
 	wall float64 // seconds
 	rss  float64 // max RSS, KiB
+	cpu  float64 // user + system seconds; -1 if not recorded
 }
 
 // report reads run.sh's raw timings (case, tool, repetition, wall seconds,
-// max RSS KiB; tab-separated) and prints one Markdown table per case with
+// max RSS KiB, and optionally user+system CPU seconds; tab-separated) and prints one Markdown table per case with
 // medians and the ratios ours/reference. Medians, because the machine is
 // shared: one unlucky run must not move the figure.
 func report(args []string) error {
@@ -149,12 +150,16 @@ func report(args []string) error {
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		fs := strings.Split(sc.Text(), "\t")
-		if len(fs) != 5 {
+		if len(fs) != 5 && len(fs) != 6 {
 			continue
 		}
 		wall, err1 := strconv.ParseFloat(fs[3], 64)
 		rss, err2 := strconv.ParseFloat(fs[4], 64)
-		if err1 != nil || err2 != nil {
+		cpu, err3 := -1.0, error(nil)
+		if len(fs) == 6 {
+			cpu, err3 = strconv.ParseFloat(fs[5], 64)
+		}
+		if err1 != nil || err2 != nil || err3 != nil {
 			return fmt.Errorf("report: bad line %q", sc.Text())
 		}
 		if !slices.Contains(cases, fs[0]) {
@@ -164,7 +169,7 @@ func report(args []string) error {
 		if _, ok := runs[k]; !ok && !slices.Contains(tools, fs[1]) {
 			tools = append(tools, fs[1])
 		}
-		runs[k] = append(runs[k], run{wall, rss})
+		runs[k] = append(runs[k], run{wall, rss, cpu})
 	}
 	if err := sc.Err(); err != nil {
 		return err
@@ -172,9 +177,9 @@ func report(args []string) error {
 	for _, c := range cases {
 		ours, ok := runs[key{c, "ours"}]
 		fmt.Printf("\n#### %s\n\n", c)
-		fmt.Println("| tool | runs | wall s (median) | wall min..max | max RSS MB (median) | ours/tool wall | ours/tool RSS |")
-		fmt.Println("|---|---|---|---|---|---|---|")
-		ow, or := median(ours, false), median(ours, true)
+		fmt.Println("| tool | runs | wall s (median) | wall min..max | max RSS MB (median) | CPU s (median) | ours/tool wall | ours/tool RSS | ours/tool CPU |")
+		fmt.Println("|---|---|---|---|---|---|---|---|---|")
+		ow, or, oc := median(ours, false), median(ours, true), medianCPU(ours)
 		for _, t := range tools {
 			rs, found := runs[key{c, t}]
 			if !found {
@@ -185,12 +190,19 @@ func report(args []string) error {
 			for _, r := range rs {
 				lo, hi = min(lo, r.wall), max(hi, r.wall)
 			}
-			rw, rm := "-", "-"
+			c, cs := medianCPU(rs), "-"
+			if c >= 0 {
+				cs = fmt.Sprintf("%.2f", c)
+			}
+			rw, rm, rc := "-", "-", "-"
 			if ok && t != "ours" {
 				rw, rm = ratio(ow, w), ratio(or, m)
+				if c > 0 && oc >= 0 {
+					rc = ratio(oc, c)
+				}
 			}
-			fmt.Printf("| %s | %d | %.3f | %.2f..%.2f | %.1f | %s | %s |\n",
-				t, len(rs), w, lo, hi, m/1024, rw, rm)
+			fmt.Printf("| %s | %d | %.3f | %.2f..%.2f | %.1f | %s | %s | %s | %s |\n",
+				t, len(rs), w, lo, hi, m/1024, cs, rw, rm, rc)
 		}
 	}
 	return nil
@@ -204,6 +216,25 @@ func ratio(a, b float64) string {
 }
 
 // median of the wall times, or of the max RSS when rss is set.
+// medianCPU is the median CPU time of rs, or -1 if a run lacks one.
+func medianCPU(rs []run) float64 {
+	v := make([]float64, len(rs))
+	for i, r := range rs {
+		if r.cpu < 0 {
+			return -1
+		}
+		v[i] = r.cpu
+	}
+	if len(v) == 0 {
+		return -1
+	}
+	slices.Sort(v)
+	if len(v)%2 == 1 {
+		return v[len(v)/2]
+	}
+	return (v[len(v)/2-1] + v[len(v)/2]) / 2
+}
+
 func median(rs []run, rss bool) float64 {
 	if len(rs) == 0 {
 		return 0
