@@ -48,9 +48,10 @@ func (hashSymbolizer) AppendFrames(dst []frame.Frame, m *slide.Module, pc uint64
 	return dst, nil
 }
 
-// FuzzSymbolize parses profile bytes as pprof does and symbolizes what
-// parses: no input may panic, and a valid profile stays valid, writes and
-// parses back with every symbolized location's lines.
+// FuzzSymbolize symbolizes profile bytes through SymbolizeData and,
+// parsed as pprof parses them, through Symbolize: no input may panic, the
+// two must agree on what parses, and a valid profile stays valid, writes
+// and parses back with every symbolized location's lines.
 func FuzzSymbolize(f *testing.F) {
 	seeds, err := filepath.Glob("testdata/*.pb.gz")
 	if err != nil || len(seeds) == 0 {
@@ -81,12 +82,12 @@ func FuzzSymbolize(f *testing.F) {
 	}
 	f.Add(buf.Bytes())
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// The encoded path: no panic, and what profile.ParseData accepts
+		// gives what Symbolize gives.
+		checkSameAsParsed(t, data, hashSymbolizer{})
 		p, err := profile.ParseData(data)
 		if err != nil {
 			return
-		}
-		if len(p.Location) > 1<<14 {
-			return // profile.ParseData's cost, not ours
 		}
 		rep, err := Symbolize(context.Background(), p, hashSymbolizer{}, &Options{Workers: 2})
 		if err != nil {

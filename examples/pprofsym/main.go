@@ -19,12 +19,16 @@
 package main
 
 import (
-	"bufio"
+	"bytes"
+	"compress/gzip"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"sync"
 
 	"github.com/google/pprof/profile"
 	"github.com/symbolize-go/symbolize"
@@ -60,18 +64,29 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 func symbolizeFile(in, out string, workers, maxErrors int, stdout, stderr io.Writer) error {
-	f, err := os.Open(in)
+	data, err := os.ReadFile(in)
 	if err != nil {
 		return err
 	}
-	p, err := profile.Parse(bufio.NewReader(f))
-	f.Close()
-	if err != nil {
-		return fmt.Errorf("%s: %v", in, err)
-	}
 	s := symbolize.NewModules(&symbolize.ModulesOptions{Options: symbolize.Options{Inlines: true, Demangle: true}})
 	defer s.Close()
-	rep, err := pprofsym.Symbolize(context.Background(), p, s, &pprofsym.Options{Workers: workers})
+	ctx := context.Background()
+	opts := &pprofsym.Options{Workers: workers}
+	// The encoded path copies the samples without decoding them; a legacy
+	// (text) profile, which it does not read, is parsed.
+	enc, rep, err := pprofsym.SymbolizeData(ctx, data, s, opts)
+	var de *pprofsym.DataError
+	if errors.As(err, &de) {
+		p, perr := profile.ParseData(data)
+		if perr != nil {
+			return fmt.Errorf("%s: %v", in, perr)
+		}
+		if rep, err = pprofsym.Symbolize(ctx, p, s, opts); err == nil {
+			var buf bytes.Buffer
+			err = p.WriteUncompressed(&buf)
+			enc = buf.Bytes()
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -93,15 +108,48 @@ func symbolizeFile(in, out string, workers, maxErrors int, stdout, stderr io.Wri
 		}
 		w = file
 	}
-	bw := bufio.NewWriterSize(w, 1<<16)
-	err = p.Write(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
+	err = writeGzip(w, enc)
 	if file != nil {
 		if cerr := file.Close(); err == nil {
 			err = cerr
 		}
 	}
 	return err
+}
+
+// writeGzip writes data gzipped to w, as pprof writes profiles, with two
+// differences that make it several times faster: gzip's best speed rather
+// than its default level (profiles, mostly varints, come out a few percent
+// larger), and on several cores, pieces of at least 1 MiB compressed at
+// once, each a gzip member of its own. Every gzip reader reads the members
+// as one stream (RFC 1952 2.2), pprof's and gunzip's among them.
+func writeGzip(w io.Writer, data []byte) error {
+	const minPiece = 1 << 20
+	n := min(runtime.GOMAXPROCS(0), max(1, len(data)/minPiece))
+	pieces := make([]bytes.Buffer, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			lo, hi := len(data)*i/n, len(data)*(i+1)/n
+			zw, err := gzip.NewWriterLevel(&pieces[i], gzip.BestSpeed)
+			if err == nil {
+				_, err = zw.Write(data[lo:hi])
+			}
+			if err == nil {
+				err = zw.Close()
+			}
+			errs[i] = err
+		})
+	}
+	wg.Wait()
+	for i := range pieces {
+		if errs[i] != nil {
+			return errs[i]
+		}
+		if _, err := w.Write(pieces[i].Bytes()); err != nil {
+			return err
+		}
+	}
+	return nil
 }
