@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"strconv"
 
 	"github.com/google/pprof/profile"
 	"github.com/symbolize-go/symbolize/internal/inflate"
@@ -123,7 +124,8 @@ type decoded struct {
 
 // field is one top-level field: data[start:end] encodes it whole (tag and
 // value); num is its number, index its position among its kind (the
-// i-th mapping, location or function).
+// i-th mapping, location or function). A num of -1 is a run of fields
+// that are copied as they are.
 type field struct {
 	num        int
 	start, end int
@@ -140,20 +142,30 @@ type wire struct {
 	err  error
 }
 
-func (w *wire) fail(what string) {
+// fail records that field num (-1: a tag) does not decode at w.off.
+func (w *wire) fail(num int) {
 	if w.err == nil {
-		w.err = &DataError{w.off, w.msg + "." + what, ErrMalformed}
+		what := "tag"
+		if num >= 0 {
+			what = "field " + strconv.Itoa(num)
+		}
+		w.err = &DataError{w.off, w.msg + " " + what, ErrMalformed}
 	}
 	w.off = w.end
 }
 
-func (w *wire) varint(what string) uint64 {
+// varint reads a varint of field num (-1: a tag).
+func (w *wire) varint(num int) uint64 {
 	if w.err != nil {
 		return 0
 	}
+	if w.off < w.end && w.data[w.off] < 0x80 {
+		w.off++
+		return uint64(w.data[w.off-1])
+	}
 	v, n := binary.Uvarint(w.data[w.off:w.end])
 	if n <= 0 {
-		w.fail(what)
+		w.fail(num)
 		return 0
 	}
 	w.off += n
@@ -163,43 +175,45 @@ func (w *wire) varint(what string) uint64 {
 // next reads a field's tag and value: a varint's value in v, a
 // length-delimited field's bytes as data[lo:hi].
 func (w *wire) next() (num, typ int, v uint64, lo, hi int) {
-	tag := w.varint("tag")
-	num, typ = int(tag>>3), int(tag&7)
-	if w.err == nil && (num == 0 || tag>>3 > 1<<29) {
-		w.fail("tag")
+	tag := w.varint(-1)
+	if w.err != nil {
+		return
 	}
+	// Any field number is read, 0 included, as profile.Parse reads them:
+	// the fields a message does not define are skipped.
+	num, typ = int(min(tag>>3, 1<<30)), int(tag&7)
 	switch typ {
 	case 0:
-		v = w.varint(fmt.Sprint(num))
+		v = w.varint(num)
 	case 1, 5:
 		n := 8
 		if typ == 5 {
 			n = 4
 		}
 		if w.end-w.off < n {
-			w.fail(fmt.Sprint(num))
+			w.fail(num)
 		} else {
 			w.off += n
 		}
 	case 2:
-		n := w.varint(fmt.Sprint(num))
+		n := w.varint(num)
 		if n > uint64(w.end-w.off) {
-			w.fail(fmt.Sprint(num))
+			w.fail(num)
 		} else {
 			lo, hi = w.off, w.off+int(n)
 			w.off = hi
 		}
 	default:
-		w.fail(fmt.Sprint(num)) // groups: profile.proto has none
+		w.fail(num) // groups: profile.proto has none
 	}
 	return
 }
 
 // scalar checks that field num of a message is a varint, as profile.proto's
 // scalars are.
-func (w *wire) scalar(num, typ int, name string) bool {
+func (w *wire) scalar(num, typ int) bool {
 	if typ != 0 {
-		w.fail(name)
+		w.fail(num)
 		return false
 	}
 	return true
@@ -217,7 +231,7 @@ func (d *decoded) decode(data []byte) error {
 		f := field{num: num, start: start, end: w.off}
 		if num >= fProfileMapping && num <= fProfileString {
 			if typ != 2 {
-				w.fail(fmt.Sprint(num))
+				w.fail(num)
 				break
 			}
 			f.index = counts[num]
@@ -237,6 +251,14 @@ func (d *decoded) decode(data []byte) error {
 				return sub.err
 			}
 		}
+		if num < fProfileMapping || num > fProfileString {
+			// Runs of fields copied as they are (the samples) are one range.
+			if n := len(d.fields); n > 0 && d.fields[n-1].num == -1 {
+				d.fields[n-1].end = f.end
+				continue
+			}
+			f.num = -1
+		}
 		d.fields = append(d.fields, f)
 	}
 	return w.err
@@ -248,7 +270,7 @@ func (d *decoded) mapping(w *wire) {
 	var file, id int64
 	for w.off < w.end && w.err == nil {
 		num, typ, v, _, _ := w.next()
-		if num > fMappingHasInl || !w.scalar(num, typ, fmt.Sprint(num)) {
+		if num < 1 || num > fMappingHasInl || !w.scalar(num, typ) {
 			continue // unknown fields are skipped (and dropped), as profile.Parse does
 		}
 		switch num {
@@ -287,24 +309,24 @@ func (d *decoded) location(w *wire) {
 		num, typ, v, lo, hi := w.next()
 		switch num {
 		case fLocationID:
-			if w.scalar(num, typ, "id") {
+			if w.scalar(num, typ) {
 				l.ID = v
 			}
 		case fLocationMapping:
-			if w.scalar(num, typ, "mapping_id") {
+			if w.scalar(num, typ) {
 				mapping = v
 			}
 		case fLocationAddress:
-			if w.scalar(num, typ, "address") {
+			if w.scalar(num, typ) {
 				l.Address = v
 			}
 		case fLocationFolded:
-			if w.scalar(num, typ, "is_folded") {
+			if w.scalar(num, typ) {
 				l.IsFolded = v != 0
 			}
 		case fLocationLine:
 			if typ != 2 {
-				w.fail("line")
+				w.fail(num)
 				break
 			}
 			var ln profile.Line
@@ -312,7 +334,7 @@ func (d *decoded) location(w *wire) {
 			sub := &wire{data: w.data, off: lo, end: hi, msg: "Line"}
 			for sub.off < sub.end && sub.err == nil {
 				num, typ, v, _, _ := sub.next()
-				if num > fLineColumn || !sub.scalar(num, typ, fmt.Sprint(num)) {
+				if num < 1 || num > fLineColumn || !sub.scalar(num, typ) {
 					continue
 				}
 				switch num {
@@ -342,7 +364,7 @@ func (d *decoded) function(w *wire) {
 	var idx [3]int64
 	for w.off < w.end && w.err == nil {
 		num, typ, v, _, _ := w.next()
-		if num > fFunctionStart || !w.scalar(num, typ, fmt.Sprint(num)) {
+		if num < 1 || num > fFunctionStart || !w.scalar(num, typ) {
 			continue
 		}
 		switch num {
