@@ -91,14 +91,14 @@ func symbolizeFile(in, out string, workers, maxErrors int, stdout, stderr io.Wri
 		return err
 	}
 	for _, e := range rep.MappingErrors {
-		fmt.Fprintln(stderr, "pprofsym:", e)
+		fmt.Fprintln(stderr, e)
 	}
 	for i, e := range rep.LocationErrors {
 		if i == maxErrors {
 			fmt.Fprintf(stderr, "pprofsym: %d more locations not symbolized\n", len(rep.LocationErrors)-i)
 			break
 		}
-		fmt.Fprintln(stderr, "pprofsym:", e)
+		fmt.Fprintln(stderr, e)
 	}
 	w := stdout
 	var file *os.File
