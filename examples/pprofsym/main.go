@@ -28,6 +28,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"sync"
 
 	"github.com/google/pprof/profile"
@@ -36,6 +37,13 @@ import (
 )
 
 func main() {
+	// The heap is mostly what lives to the end (the profile's bytes, the
+	// files' indexes), so collecting at 4x the live heap rather than 2x
+	// saves a fifth of the CPU time for a tenth more memory (measured on
+	// bench/pprofsym.sh's profile). $GOGC still decides when set.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -132,6 +140,7 @@ func writeGzip(w io.Writer, data []byte) error {
 	for i := range n {
 		wg.Go(func() {
 			lo, hi := len(data)*i/n, len(data)*(i+1)/n
+			pieces[i].Grow((hi - lo) + (hi-lo)/8 + 64)
 			zw, err := gzip.NewWriterLevel(&pieces[i], gzip.BestSpeed)
 			if err == nil {
 				_, err = zw.Write(data[lo:hi])
