@@ -56,7 +56,9 @@ for ((i = 1; i <= REPS; i++)); do
 		sh -c '"$1" -symbolize=local -tools="$2" -proto "$3" >"$4"' _ "$PPROF" "$WORK/tools" "$IN" "$WORK/llvm.pb.gz"
 done
 
-# Medians of wall time, CPU time (user + system, children included) and max RSS.
+# Medians of wall time, CPU time (user + system, children included) and max
+# RSS; and of the ratios pprof/pprofsym of the runs made one after the
+# other (run i of each), with their range.
 awk -F'\t' -v reps="$REPS" '
 function median(a, n,   i, j, t) {
 	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
@@ -64,15 +66,17 @@ function median(a, n,   i, j, t) {
 }
 { n[$1]++; wall[$1, n[$1]] = $2; cpu[$1, n[$1]] = $3 + $4; rss[$1, n[$1]] = $5 }
 END {
-	for (tool in n) {
-		for (i = 1; i <= n[tool]; i++) { w[i] = wall[tool, i]; c[i] = cpu[tool, i]; r[i] = rss[tool, i] }
-		mw[tool] = median(w, n[tool]); mc[tool] = median(c, n[tool]); mr[tool] = median(r, n[tool])
-		for (i = 1; i <= n[tool]; i++) { ws[tool] = ws[tool] sprintf("%s%.2f", i > 1 ? " " : "", wall[tool, i]) }
-	}
-	print "| tool | wall s (median) | CPU s (median) | max RSS MB | wall s, every run |"
+	split("pprofsym pprof", tools, " ")
+	print "| tool | wall s (median) | CPU s (median) | max RSS MB (median) | wall s, every run |"
 	print "|---|---|---|---|---|"
-	for (tool in n) printf "| %s | %.2f | %.2f | %.0f | %s |\n", tool, mw[tool], mc[tool], mr[tool] / 1024, ws[tool]
-	printf "\nspeed-up, pprof/pprofsym: wall %.1fx, CPU %.1fx (%d runs each, alternating)\n", mw["pprof"] / mw["pprofsym"], mc["pprof"] / mc["pprofsym"], reps
+	for (k = 1; k <= 2; k++) {
+		tool = tools[k]; ws = ""
+		for (i = 1; i <= n[tool]; i++) { w[i] = wall[tool, i]; c[i] = cpu[tool, i]; r[i] = rss[tool, i]; ws = ws sprintf("%s%.2f", i > 1 ? " " : "", wall[tool, i]) }
+		printf "| %s | %.2f | %.2f | %.0f | %s |\n", tool, median(w, n[tool]), median(c, n[tool]), median(r, n[tool]) / 1024, ws
+	}
+	for (i = 1; i <= reps; i++) { pw[i] = wall["pprof", i] / wall["pprofsym", i]; pc[i] = cpu["pprof", i] / cpu["pprofsym", i] }
+	mw = median(pw, reps); mc = median(pc, reps)
+	printf "\nspeed-up pprof/pprofsym, median of the %d run pairs: wall %.1fx (%.1f-%.1f), CPU %.1fx (%.1f-%.1f)\n", reps, mw, pw[1], pw[reps], mc, pc[1], pc[reps]
 }' "$RAW"
 
 "$PPROF" -symbolize=none -traces "$WORK/ours.pb.gz" >"$WORK/ours.traces" 2>/dev/null
