@@ -156,9 +156,9 @@ type mapWork struct {
 	mod  slide.Module
 	locs []*profile.Location // in profile order
 	pcs  []uint64            // distinct, sorted
-	// ans[i] is pcs[i]'s answer: frames[lo:hi] of its chunk's buffer.
+	// ans[i] is pcs[i]'s answer: lines[lo:hi] of its chunk's buffer.
 	ans    []answer
-	chunks [][]frame.Frame
+	chunks [][]line
 	failed atomic.Bool
 	errMu  sync.Mutex
 	err    error // the mapping's error, from the lowest chunk that had one
@@ -168,6 +168,30 @@ type mapWork struct {
 type answer struct {
 	lo, hi int32
 	err    error // about this address alone
+}
+
+// line is one frame of an answer, as pprof keeps it: the workers turn
+// each frame into one, so that filling the profile reads 64 bytes a frame
+// rather than a whole frame.Frame.
+type line struct {
+	system, name, file  string // Function.SystemName, .Name and .Filename
+	line, column, start uint32
+}
+
+// worker is what one lookup goroutine reuses: its frame buffer, and the
+// display names it computed (pprof's simplification is a demangling).
+type worker struct {
+	frames []frame.Frame
+	names  map[string]string
+}
+
+func (wk *worker) displayName(system string) string {
+	name, ok := wk.names[system]
+	if !ok {
+		name = displayName(system)
+		wk.names[system] = name
+	}
+	return name
 }
 
 // Symbolize fills in the lines of p's locations, as the package doc says,
@@ -237,7 +261,7 @@ func Symbolize(ctx context.Context, p *profile.Profile, s Symbolizer, opts *Opti
 		slices.Sort(pcs)
 		w.pcs = slices.Compact(pcs)
 		w.ans = make([]answer, len(w.pcs))
-		w.chunks = make([][]frame.Frame, (len(w.pcs)+chunkSize-1)/chunkSize)
+		w.chunks = make([][]line, (len(w.pcs)+chunkSize-1)/chunkSize)
 		w.errAt = -1
 		todo = append(todo, w)
 		rep.Mappings++
@@ -316,6 +340,7 @@ func lookUp(ctx context.Context, todo []*mapWork, s Symbolizer, workers int) err
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
+			wk := &worker{names: make(map[string]string)}
 			for {
 				i := next.Add(1) - 1
 				if i >= int64(len(tasks)) || ctx.Err() != nil {
@@ -323,7 +348,7 @@ func lookUp(ctx context.Context, todo []*mapWork, s Symbolizer, workers int) err
 				}
 				t := tasks[i]
 				if !t.w.failed.Load() {
-					t.w.lookUpChunk(s, t.chunk)
+					t.w.lookUpChunk(s, t.chunk, wk)
 				}
 			}
 		})
@@ -333,24 +358,32 @@ func lookUp(ctx context.Context, todo []*mapWork, s Symbolizer, workers int) err
 }
 
 // lookUpChunk answers the addresses of chunk c of w.
-func (w *mapWork) lookUpChunk(s Symbolizer, c int) {
+func (w *mapWork) lookUpChunk(s Symbolizer, c int, wk *worker) {
 	lo, hi := c*chunkSize, min((c+1)*chunkSize, len(w.pcs))
-	var buf []frame.Frame
+	var lines []line
 	for i := lo; i < hi; i++ {
-		n := len(buf)
+		n := len(lines)
 		var err error
-		buf, err = s.AppendFrames(buf, &w.mod, w.pcs[i])
+		wk.frames, err = s.AppendFrames(wk.frames[:0], &w.mod, w.pcs[i])
 		if err != nil {
-			buf = buf[:n] // in case s broke its promise
 			var me *slide.MappingError
 			if !errors.As(err, &me) {
 				w.fail(c, err)
 				return
 			}
+		} else {
+			if lines == nil {
+				lines = make([]line, 0, 2*(hi-lo))
+			}
+			for j := range wk.frames {
+				f := &wk.frames[j]
+				sys := systemName(f, j == len(wk.frames)-1)
+				lines = append(lines, line{system: sys, name: wk.displayName(sys), file: f.File, line: f.Line, column: f.Column, start: f.StartLine})
+			}
 		}
-		w.ans[i] = answer{lo: int32(n), hi: int32(len(buf)), err: err}
+		w.ans[i] = answer{lo: int32(n), hi: int32(len(lines)), err: err}
 	}
-	w.chunks[c] = buf
+	w.chunks[c] = lines
 }
 
 // fail records err as the mapping's error and stops its lookups.
@@ -381,7 +414,6 @@ func fill(p *profile.Profile, work []*mapWork, rep *Report) {
 		}
 	}
 	funcs := make(map[funcKey]*profile.Function)
-	names := make(map[string]string)
 	for _, w := range work {
 		if w == nil {
 			continue
@@ -416,37 +448,32 @@ func fill(p *profile.Profile, work []*mapWork, rep *Report) {
 				rep.LocationErrors = append(rep.LocationErrors, &LocationError{l, a.err})
 				continue
 			}
-			frames := w.chunks[i/chunkSize][a.lo:a.hi]
-			if len(frames) == 0 {
+			lines := w.chunks[i/chunkSize][a.lo:a.hi]
+			if len(lines) == 0 {
 				continue
 			}
 			start := len(slab)
-			for j := range frames {
-				f := &frames[j]
-				if f.Function != "" {
+			for j := range lines {
+				ln := &lines[j]
+				if ln.system != "" {
 					m.HasFunctions = true
 				}
-				if f.File != "" {
+				if ln.file != "" {
 					m.HasFilenames = true
 				}
-				if f.Line != 0 {
+				if ln.line != 0 {
 					m.HasLineNumbers = true
 				}
-				k := funcKey{systemName(f, j == len(frames)-1), f.File, int64(f.StartLine)}
+				k := funcKey{ln.system, ln.file, int64(ln.start)}
 				fn := funcs[k]
 				if fn == nil {
-					name, ok := names[k.system]
-					if !ok {
-						name = displayName(k.system)
-						names[k.system] = name
-					}
 					nextID++
-					fn = &profile.Function{ID: nextID, Name: name, SystemName: k.system, Filename: k.file, StartLine: k.startLine}
+					fn = &profile.Function{ID: nextID, Name: ln.name, SystemName: k.system, Filename: k.file, StartLine: k.startLine}
 					funcs[k] = fn
 					p.Function = append(p.Function, fn)
 					rep.Functions++
 				}
-				slab = append(slab, profile.Line{Function: fn, Line: int64(f.Line), Column: int64(f.Column)})
+				slab = append(slab, profile.Line{Function: fn, Line: int64(ln.line), Column: int64(ln.column)})
 			}
 			l.Line = slab[start:len(slab):len(slab)]
 			l.IsFolded = false

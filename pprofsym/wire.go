@@ -564,9 +564,9 @@ func appendBytesField(b []byte, num int, msg []byte) []byte {
 
 // gunzip decompresses a gzip file. One member, as pprof writes profiles,
 // is inflated by internal/inflate straight into a buffer of the size its
-// trailer gives (bounded by DEFLATE's largest ratio), and checked against
-// the trailer's CRC-32; anything else (several members, a trailer that
-// does not match) goes through compress/gzip, which decides.
+// trailer gives (when that is believable: see trustRatio), and checked
+// against the trailer's CRC-32; anything else (several members, a trailer
+// that does not match) goes through compress/gzip, which decides.
 func gunzip(data []byte) ([]byte, error) {
 	if out, ok := gunzipOne(data); ok {
 		return out, nil
@@ -578,9 +578,11 @@ func gunzip(data []byte) ([]byte, error) {
 	return io.ReadAll(zr)
 }
 
-// maxDeflateRatio bounds what one byte of DEFLATE can expand to (a
-// 258-byte match per bit or so): 1032:1.
-const maxDeflateRatio = 1032
+// trustRatio bounds the expansion gunzipOne takes the trailer's word
+// for: profiles compress 1.2 to 10 times, DEFLATE up to 1032 times, and a
+// larger claim goes through compress/gzip, whose buffer grows only as the
+// bytes arrive, so that a lying trailer cannot size an allocation.
+const trustRatio = 32
 
 func gunzipOne(data []byte) ([]byte, bool) {
 	// [RFC1952 2.3]: ID1 ID2 CM FLG MTIME(4) XFL OS, then the optional
@@ -618,7 +620,7 @@ func gunzipOne(data []byte) ([]byte, bool) {
 		return nil, false
 	}
 	sum, size := binary.LittleEndian.Uint32(data[end:]), binary.LittleEndian.Uint32(data[end+4:])
-	if uint64(size) > uint64(end-off)*maxDeflateRatio {
+	if uint64(size) > uint64(end-off)*trustRatio+1<<20 {
 		return nil, false
 	}
 	// One byte more than the trailer says, so that a longer stream shows.

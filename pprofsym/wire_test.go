@@ -167,6 +167,7 @@ func TestGunzip(t *testing.T) {
 	one := member("", payload)
 	named := member("prof.pb", payload)
 	two := append(member("", payload[:100]), member("", payload[100:])...)
+	zeros := member("", make([]byte, 8<<20)) // 8 MiB in about 8 KB: past trustRatio
 	badCRC := bytes.Clone(one)
 	badCRC[len(badCRC)-8] ^= 1
 	badSize := bytes.Clone(one)
@@ -180,6 +181,7 @@ func TestGunzip(t *testing.T) {
 		{"one", one, true, true},
 		{"named", named, true, true},
 		{"two members", two, false, true},
+		{"ratio past trustRatio", zeros, false, true},
 		{"trailing zeros", append(bytes.Clone(one), 0, 0), false, false},
 		{"bad CRC", badCRC, false, false},
 		{"bad size", badSize, false, false},
@@ -193,8 +195,12 @@ func TestGunzip(t *testing.T) {
 			if (err == nil) != tc.ok {
 				t.Fatalf("err %v, want ok %v", err, tc.ok)
 			}
-			if err == nil && !bytes.Equal(got, payload) {
-				t.Errorf("%d bytes, want the %d of the payload", len(got), len(payload))
+			want := payload
+			if tc.name == "ratio past trustRatio" {
+				want = make([]byte, 8<<20)
+			}
+			if err == nil && !bytes.Equal(got, want) {
+				t.Errorf("%d bytes, want the %d of the payload", len(got), len(want))
 			}
 		})
 	}
