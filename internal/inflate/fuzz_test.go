@@ -46,7 +46,8 @@ func FuzzInflate(f *testing.F) {
 // compress/flate at every level and decodes it, in one DecodeTo into a
 // buffer of the exact size and in steps of the given size, the way elfx
 // does. Random bytes rarely make a valid stream that runs long enough for
-// the fast loop; these always do. expand turns the input into up to
+// the fast loop; these always do. It resumes from every checkpoint too.
+// expand turns the input into up to
 // 256 KiB of literals and back-references of every length and distance.
 func FuzzRoundTrip(f *testing.F) {
 	f.Add([]byte("DW_TAG_subprogram\x00\x01\x02"), uint8(6), uint16(1000))
@@ -62,6 +63,7 @@ func FuzzRoundTrip(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		d.SetCheckpoints(0) // every 64 KiB
 		out := make([]byte, len(data))
 		m, err := d.DecodeTo(out, 0)
 		if err == nil {
@@ -71,6 +73,14 @@ func FuzzRoundTrip(f *testing.F) {
 		}
 		if err != io.EOF || m != len(data) || !bytes.Equal(out, data) {
 			t.Fatalf("level %d, one call: %d of %d bytes, %v; first difference at %d", lv, m, len(data), err, firstDiff(out[:m], data))
+		}
+
+		for i := range d.Checkpoints() {
+			c := &d.Checkpoints()[i]
+			got, err := resumeAll(z, c)
+			if err != nil || !bytes.Equal(got, data[c.Out:]) {
+				t.Fatalf("level %d, resumed at %d: %v; first difference at %d", lv, c.Out, err, firstDiff(got, data[c.Out:]))
+			}
 		}
 
 		n := max(int(step), 1)

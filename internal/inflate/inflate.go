@@ -15,6 +15,11 @@
 // internal 128 KiB buffer (the 32 KiB window plus room to decode ahead),
 // at the cost of one copy.
 //
+// With [Decoder.SetCheckpoints] a Decoder keeps a [Checkpoint] every few
+// MB (a block boundary and the 32 KiB before it), from which [Resume]
+// inflates the rest of the stream again without starting over: a caller
+// may release output it has indexed and re-inflate a part when needed.
+//
 // # Robustness
 //
 // Any input yields correct output or an error, never a panic, a hang or an
@@ -98,6 +103,14 @@ type Decoder struct {
 	win        []byte
 	rpos, wend int
 
+	// Checkpoints (checkpoint.go): one is taken at the first block
+	// boundary at or past output offset cpNext, every cpEvery bytes.
+	// During DecodeTo, out[callStart] is at output offset total, and
+	// adler covers the output up to out[adlerAt].
+	cpEvery, cpNext    int64
+	cps                []Checkpoint
+	callStart, adlerAt int
+
 	lit  [litSize]uint32
 	dist [distSize]uint32
 	clen [clenSize]uint32
@@ -163,11 +176,13 @@ func (d *Decoder) DecodeTo(out []byte, n int) (int, error) {
 	// after the fact reads them from memory again.
 	o := n
 	var err error
+	d.callStart = n
 	for {
 		lim := len(out)
 		if d.zlib && lim-o > adlerStep {
 			lim = o + adlerStep
 		}
+		d.adlerAt = o
 		var o2 int
 		o2, err = d.decode(out[:lim], o)
 		if d.zlib {
@@ -265,6 +280,9 @@ func (d *Decoder) decode(out []byte, o int) (int, error) {
 			if d.final {
 				d.state = stTrailer
 				return o, nil
+			}
+			if d.cpEvery > 0 && d.total+int64(o-d.callStart) >= d.cpNext {
+				d.checkpoint(out, o)
 			}
 			if err := d.header(); err != nil {
 				return o, err

@@ -397,6 +397,7 @@ func TestLargeStream(t *testing.T) {
 		t.Fatal(err)
 	}
 	const size, step = 314596110, 4 << 20
+	d.SetCheckpoints(step)
 	out := make([]byte, 0, size)
 	for err == nil {
 		var m int
@@ -422,6 +423,16 @@ func TestLargeStream(t *testing.T) {
 		if i := firstDiff(out[off:off+n], want[:n]); i < n {
 			t.Fatalf("first difference at %d", off+i)
 		}
+	}
+	// Resume from the middle checkpoint.
+	cps := d.Checkpoints()
+	if len(cps) < size/step-1 {
+		t.Fatalf("%d checkpoints", len(cps))
+	}
+	c := &cps[len(cps)/2]
+	got, err := resumeAll(z, c)
+	if err != nil || !bytes.Equal(got, out[c.Out:]) {
+		t.Fatalf("resumed at %d: %d bytes, %v, first difference at %d", c.Out, len(got), err, firstDiff(got, out[c.Out:]))
 	}
 }
 
