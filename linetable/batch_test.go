@@ -1,8 +1,12 @@
 package linetable
 
 import (
+	"debug/dwarf"
+	"debug/elf"
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -174,4 +178,120 @@ func TestNextRowsOperands(t *testing.T) {
 		}
 		checkNextRows(t, out.Line, out.Offset, out.Options(), rows, err)
 	}
+}
+
+// TestNextRowsBig checks NextRows against Next, and both against
+// debug/dwarf's LineReader, on every unit of the large ELF files that
+// LINETABLE_TEST_BIN names (colon-separated; "bench" is the benchmarks'
+// cmd/go, once a benchmark run has built it). The fixtures are small;
+// these are where NextRows' fast paths run for millions of rows. It takes
+// about 15 s on cmd/go's 616 631 rows and 130 s on libradosgw's 5.1 M.
+//
+//	LINETABLE_TEST_BIN=bench go test ./linetable -run NextRowsBig -v
+func TestNextRowsBig(t *testing.T) {
+	var paths []string
+	for _, p := range filepath.SplitList(os.Getenv("LINETABLE_TEST_BIN")) {
+		if p == "bench" {
+			p = filepath.Join(os.TempDir(), "symbolize-linetable-bench", "go")
+		}
+		if p != "" {
+			paths = append(paths, p)
+		}
+	}
+	if len(paths) == 0 {
+		t.Skip("LINETABLE_TEST_BIN names no binary")
+	}
+	for _, p := range paths {
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			fx, err := loadFixture(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[uint64][]Row{}
+			rows := 0
+			for _, off := range unitOffsets(t, fx.line, &fx.opts) {
+				r, err := NewReader(fx.line, off, &fx.opts)
+				if err != nil {
+					t.Fatalf("%#x: %v", off, err)
+				}
+				var got []Row
+				var row Row
+				for {
+					if err = r.Next(&row); err != nil {
+						break
+					}
+					got = append(got, row)
+				}
+				checkNextRows(t, fx.line, off, &fx.opts, got, err)
+				want[off] = got
+				rows += len(got)
+			}
+			n := compareGoDwarf(t, p, want)
+			t.Logf("%d units, %d rows; %d rows compared with debug/dwarf", len(want), rows, n)
+		})
+	}
+}
+
+// compareGoDwarf checks the rows of every unit that debug/dwarf reaches
+// from a compilation unit against want (by unit offset), as TestGoDwarf
+// does but without file names, and returns the number of rows compared.
+func compareGoDwarf(t *testing.T, path string, want map[uint64][]Row) int {
+	t.Helper()
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	d, err := f.DWARF()
+	if err != nil {
+		t.Fatalf("debug/dwarf: %v", err)
+	}
+	dr := d.Reader()
+	rows := 0
+	for {
+		e, err := dr.Next()
+		if err != nil {
+			t.Fatalf("debug/dwarf: %v", err)
+		}
+		if e == nil {
+			break
+		}
+		dr.SkipChildren()
+		off, ok := e.Val(dwarf.AttrStmtList).(int64)
+		if !ok {
+			continue
+		}
+		lr, err := d.LineReader(e)
+		if err != nil || lr == nil {
+			t.Fatalf("debug/dwarf LineReader at %#x: %v", off, err)
+		}
+		w := want[uint64(off)]
+		var we dwarf.LineEntry
+		for i := 0; ; i++ {
+			err := lr.Next(&we)
+			if err == io.EOF {
+				if i != len(w) {
+					t.Fatalf("unit %#x: debug/dwarf has %d rows, we %d", off, i, len(w))
+				}
+				break
+			}
+			if err != nil {
+				t.Fatalf("unit %#x row %d: debug/dwarf: %v", off, i, err)
+			}
+			if i >= len(w) {
+				t.Fatalf("unit %#x: debug/dwarf has more than our %d rows", off, len(w))
+			}
+			got := w[i]
+			got.File = 0
+			exp := Row{Address: we.Address, OpIndex: uint32(we.OpIndex), Line: uint32(we.Line),
+				Column: uint32(we.Column), IsStmt: we.IsStmt, BasicBlock: we.BasicBlock,
+				EndSequence: we.EndSequence, PrologueEnd: we.PrologueEnd,
+				EpilogueBegin: we.EpilogueBegin, ISA: uint32(we.ISA), Discriminator: uint32(we.Discriminator)}
+			if got != exp {
+				t.Fatalf("unit %#x row %d:\n got %+v\nwant %+v", off, i, got, exp)
+			}
+			rows++
+		}
+	}
+	return rows
 }

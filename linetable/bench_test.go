@@ -15,8 +15,13 @@ import (
 )
 
 // benchBinary is cmd/go built once into os.TempDir() and reused by later
-// runs: a large Go binary with a few hundred line programs.
+// runs: a large Go binary with a few hundred line programs. The
+// environment variable LINETABLE_BENCH_BIN names another ELF file to
+// benchmark instead (a C++ program's separate debug file, say).
 var benchBinary = sync.OnceValues(func() (string, error) {
+	if p := os.Getenv("LINETABLE_BENCH_BIN"); p != "" {
+		return p, nil
+	}
 	dir := filepath.Join(os.TempDir(), "symbolize-linetable-bench")
 	p := filepath.Join(dir, "go")
 	if _, err := os.Stat(p); err == nil {

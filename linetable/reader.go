@@ -366,10 +366,10 @@ func (r *Reader) end() error {
 // prologue_end, epilogue_begin) clear: after an opcode that sets one,
 // Next decodes up to the row that carries it (on cmd/go, the 2% of rows
 // after a set_prologue_end), so the special-opcode path tests nothing but
-// the end of dst. A special opcode's address and line advances come from
-// one 8-byte entry of sp. The loop index is compared unsigned, which lets
-// the compiler drop the bounds check of p[i]. VLIW programs take a
-// separate path.
+// the end of dst (DW_LNS_copy appends a row the same way). A special
+// opcode's address and line advances come from one 8-byte entry of sp. The
+// loop index is compared unsigned, which lets the compiler drop the bounds
+// check of p[i]. VLIW programs take a separate path.
 //
 // Where the time goes on cmd/go (valgrind --tool=cachegrind
 // --branch-sim=yes, BenchmarkRowsBatch): about 68 instructions and 0.95
@@ -387,6 +387,12 @@ func (r *Reader) end() error {
 // hold, which costs more); negate_stmt alone applied with a conditional
 // move; a duplicate special-opcode test after negate_stmt and
 // advance_line; testing negate_stmt before the other standard opcodes.
+// Later (bench/RESULTS.md, 2026-12-01): the column in a local too, with
+// rows stored field by field from the locals and constants, with file and
+// column packed in one register, or with a jump table over every standard
+// opcode (cmd/go 4-8% slower, gcc's programs no faster than with the
+// column in r.st); negate_stmt applied with masks before the special test
+// (13% slower).
 func (r *Reader) fill(dst []Row) int {
 	if r.maxOps != 1 || len(dst) == 0 {
 		return r.fillVLIW(dst)
@@ -401,6 +407,7 @@ func (r *Reader) fill(dst []Row) int {
 		i = r.off
 	}
 	addr, line, file, stmt := r.st.Address, r.st.Line, r.st.File, r.st.IsStmt
+loop:
 	for uint(i) < uint(len(p)) {
 		op := p[i]
 		i++
@@ -452,6 +459,26 @@ func (r *Reader) fill(dst []Row) int {
 				i++
 				continue
 			}
+		case OpSetColumn:
+			// gcc's programs set a column before about half their rows.
+			// It stays in r.st, which each row is copied from: another
+			// local would cost Go's programs, which have no columns,
+			// more in spills than gcc's gain.
+			if i < len(p) && p[i] < 0x80 {
+				r.st.Column = uint32(p[i])
+				i++
+				continue
+			}
+		case OpCopy:
+			// gcc's location views: a row at an unchanged address (62%
+			// of the rows of a gcc 12 -O2 C++ library, libradosgw).
+			d := &dst[n]
+			*d = r.st
+			d.Address, d.Line, d.File, d.IsStmt = addr, line, file, stmt
+			if n++; n == len(dst) {
+				break loop
+			}
+			continue
 		}
 		// Everything else, including multi-byte operands, goes through
 		// step with the registers in r.st.
