@@ -10,8 +10,10 @@
 // Each location of a mapping that needs it gets one Line per frame, the
 // innermost first, each with its Function, line and column; the mapping's
 // HasFunctions, HasFilenames, HasLineNumbers and HasInlineFrames are set as
-// pprof sets them. Functions are shared by every line with the same name,
-// file and declaration line, and named as pprof names them: SystemName is
+// pprof sets them. The functions added are shared by every line with the
+// same name, file and declaration line (as in pprof, not with the
+// functions the profile had), numbered after the profile's, in pprof's
+// order, and named as pprof names them: SystemName is
 // the linkage name llvm-symbolizer -demangle=false prints, Name the
 // demangled name without parameters or template arguments (pprof's
 // default display). So `pprof -symbolize=none -traces` on the result prints
@@ -28,6 +30,17 @@
 // a *MappingError in the Report, and its locations are left as they were;
 // a location in no mapping, or outside its mapping's range, is a
 // *LocationError. Everything else is symbolized.
+//
+// Where pprof does more: its driver first looks each mapping's file up by
+// build ID under $PPROF_BINARY_PATH (here the mapping's File is the file,
+// as the Symbolizer finds it); after symbolizing, it also simplifies the
+// names of functions that were already in the profile (Name equal to
+// SystemName), which are left as they are here; and it asks
+// llvm-symbolizer for the data symbol of an address in a segment that is
+// not executable, which is looked up as code here.
+//
+// SymbolizeData does the same on an encoded profile without decoding its
+// samples, which are most of its bytes: examples/pprofsym uses it.
 //
 // The package does not read files itself: a Symbolizer (the root
 // package's *symbolize.Modules) opens each mapping's file, checks its
