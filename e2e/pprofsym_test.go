@@ -73,6 +73,9 @@ func TestPprofsym(t *testing.T) {
 				t.Errorf("pprofsym printed to standard error:\n%s", stderr)
 			}
 			checkSymbolized(t, ours)
+			if p.name == "c" {
+				t.Run("bad", func(t *testing.T) { testPprofsymBad(t, pprof, syms.llvm, tool, raw) })
+			}
 			for _, v := range pprofViews {
 				t.Run(v.name, func(t *testing.T) {
 					llvm := runPprof(t, pprof, syms.llvm, raw, v.flags)
@@ -130,4 +133,57 @@ func runPprofNone(t *testing.T, pprof, file string, flags []string) string {
 		t.Errorf("pprof %s printed to standard error:\n%s", strings.Join(args, " "), stderr)
 	}
 	return stdout
+}
+
+// testPprofsymBad adds to the raw profile what cannot be symbolized (a
+// mapping of a file that does not exist, a [vdso] mapping, a location in
+// no mapping), each in a sample of its own, and checks that pprofsym
+// reports each and that pprof's reports are still the same: the rest is
+// symbolized, and those locations print as their addresses in both.
+func testPprofsymBad(t *testing.T, pprof, llvmDir, tool, raw string) {
+	f, err := os.Open(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := profile.Parse(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Dir(raw)
+	gone := &profile.Mapping{ID: uint64(len(p.Mapping) + 1), Start: 0x10000000, Limit: 0x10001000, File: filepath.Join(dir, "gone.so")}
+	vdso := &profile.Mapping{ID: uint64(len(p.Mapping) + 2), Start: 0x20000000, Limit: 0x20001000, File: "[vdso]"}
+	p.Mapping = append(p.Mapping, gone, vdso)
+	for i, m := range []*profile.Mapping{gone, vdso, nil} {
+		l := &profile.Location{ID: uint64(len(p.Location) + 1), Mapping: m, Address: 0x10000010 + uint64(i)<<28}
+		p.Location = append(p.Location, l)
+		p.Sample = append(p.Sample, &profile.Sample{Location: []*profile.Location{l, p.Sample[0].Location[0]}, Value: []int64{1}})
+	}
+	bad := filepath.Join(dir, "bad.pb.gz")
+	writeProfile(t, p, bad)
+	ours := filepath.Join(dir, "bad-ours.pb.gz")
+	_, stderr := run(t, nil, tool, "-o", ours, bad)
+	for _, want := range []string{"gone.so", "[vdso]", fmt.Sprintf("location %d at 0x30000010: location is in no mapping", len(p.Location))} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("pprofsym's errors do not name %q:\n%s", want, stderr)
+		}
+	}
+	if n := strings.Count(stderr, "\n"); n != 3 {
+		t.Errorf("pprofsym printed %d errors, want 3:\n%s", n, stderr)
+	}
+	home := t.TempDir()
+	env := environ("HOME="+home, "PPROF_TMPDIR="+home, "PPROF_BINARY_PATH="+home)
+	for _, v := range pprofViews {
+		llvm, llvmErr := run(t, env, pprof, append([]string{"-symbolize=local", "-tools=" + llvmDir, "-traces"}, append(v.flags, bad)...)...)
+		if !strings.Contains(llvmErr, "gone.so") {
+			t.Errorf("pprof does not report gone.so:\n%s", llvmErr)
+		}
+		got := runPprofNone(t, pprof, ours, v.flags)
+		if v.name == "addresses" && !strings.Contains(got, "0000000010000010 [gone.so]") {
+			t.Errorf("-traces -addresses does not show the unsymbolized address 0x10000010 of gone.so:\n%s", got)
+		}
+		if d := diffLines(llvm, got); d != "" {
+			t.Errorf("%s: pprof -traces %s differs (-llvm-symbolizer-14 through pprof +pprofsym):\n%s", v.name, strings.Join(v.flags, " "), d)
+		}
+	}
 }
