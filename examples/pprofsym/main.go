@@ -2,13 +2,20 @@
 // addresses and mappings (as profilers that leave symbolization to pprof
 // write them), reading each mapping's file and its separate debug file:
 //
-//	pprofsym [-o OUT] PROFILE
+//	pprofsym [-o OUT] [-debug-file-directory DIR]... PROFILE
 //
 // It writes the profile with every location it could symbolize filled in,
-// gzipped as pprof writes profiles, to OUT or else to standard output. What
+// gzipped, to OUT or else to standard output: at gzip's best speed, in a
+// gzip member per core for profiles of a few MiB, which gzip readers
+// (pprof's, gunzip) read as one stream. What
 // it fills in, and how, is package pprofsym's doc: `pprof
 // -symbolize=none -traces OUT` prints what `pprof -symbolize=local -traces
 // PROFILE` prints with llvm-symbolizer-14.
+//
+// Separate debug files are found as llvm-symbolizer finds them: by build
+// ID under /usr/lib/debug (or under each -debug-file-directory instead),
+// else by their .gnu_debuglink name beside the file and in those
+// directories (package locate's Dirs).
 //
 // A mapping or location it could not symbolize (no file, a file missing or
 // of another build ID, an address outside its mapping) is reported on
@@ -33,6 +40,8 @@ import (
 
 	"github.com/google/pprof/profile"
 	"github.com/symbolize-go/symbolize"
+	"github.com/symbolize-go/symbolize/elfx"
+	"github.com/symbolize-go/symbolize/locate"
 	"github.com/symbolize-go/symbolize/pprofsym"
 )
 
@@ -53,6 +62,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	out := fl.String("o", "", "write the symbolized profile to `OUT` instead of standard output")
 	maxErrors := fl.Int("max-errors", 10, "report at most `N` locations that could not be symbolized (then their count)")
 	workers := fl.Int("workers", 0, "goroutines looking addresses up (0: GOMAXPROCS)")
+	var debugDirs []string
+	fl.Func("debug-file-directory", "look for separate debug files by build ID under `DIR` (repeatable; default /usr/lib/debug)", func(d string) error {
+		debugDirs = append(debugDirs, d)
+		return nil
+	})
 	fl.Usage = func() {
 		fmt.Fprintf(stderr, "usage: pprofsym [-o OUT] PROFILE\n")
 		fl.PrintDefaults()
@@ -64,32 +78,36 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fl.Usage()
 		return 2
 	}
-	if err := symbolizeFile(fl.Arg(0), *out, *workers, *maxErrors, stdout, stderr); err != nil {
+	opts := symbolize.Options{Inlines: true, Demangle: true}
+	if debugDirs != nil {
+		opts.Debug = &elfx.DebugOptions{Locator: locate.Dirs{DebugDirs: debugDirs}}
+	}
+	if err := symbolizeFile(fl.Arg(0), *out, opts, *workers, *maxErrors, stdout, stderr); err != nil {
 		fmt.Fprintln(stderr, "pprofsym:", err)
 		return 1
 	}
 	return 0
 }
 
-func symbolizeFile(in, out string, workers, maxErrors int, stdout, stderr io.Writer) error {
+func symbolizeFile(in, out string, opts symbolize.Options, workers, maxErrors int, stdout, stderr io.Writer) error {
 	data, err := os.ReadFile(in)
 	if err != nil {
 		return err
 	}
-	s := symbolize.NewModules(&symbolize.ModulesOptions{Options: symbolize.Options{Inlines: true, Demangle: true}})
+	s := symbolize.NewModules(&symbolize.ModulesOptions{Options: opts})
 	defer s.Close()
 	ctx := context.Background()
-	opts := &pprofsym.Options{Workers: workers}
+	popts := &pprofsym.Options{Workers: workers}
 	// The encoded path copies the samples without decoding them; a legacy
 	// (text) profile, which it does not read, is parsed.
-	enc, rep, err := pprofsym.SymbolizeData(ctx, data, s, opts)
+	enc, rep, err := pprofsym.SymbolizeData(ctx, data, s, popts)
 	var de *pprofsym.DataError
 	if errors.As(err, &de) {
 		p, perr := profile.ParseData(data)
 		if perr != nil {
 			return fmt.Errorf("%s: %v", in, perr)
 		}
-		if rep, err = pprofsym.Symbolize(ctx, p, s, opts); err == nil {
+		if rep, err = pprofsym.Symbolize(ctx, p, s, popts); err == nil {
 			var buf bytes.Buffer
 			err = p.WriteUncompressed(&buf)
 			enc = buf.Bytes()

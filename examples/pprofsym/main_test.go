@@ -97,6 +97,24 @@ func TestRun(t *testing.T) {
 	}
 }
 
+// TestRunDebugDir: -debug-file-directory replaces /usr/lib/debug; the
+// fixture carries its own DWARF, so its answers stay.
+func TestRunDebugDir(t *testing.T) {
+	dir := t.TempDir()
+	in := writeProfile(t, dir, true)
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"-debug-file-directory", dir, "-debug-file-directory", t.TempDir(), in}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	p, err := profile.Parse(&stdout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Location[0].Line) != 1 || p.Location[0].Line[0].Function.Name != "calc_fatal" {
+		t.Errorf("location 1 is not calc_fatal")
+	}
+}
+
 func TestRunStdout(t *testing.T) {
 	in := writeProfile(t, t.TempDir(), true)
 	var stdout, stderr bytes.Buffer
