@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"debug/elf"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,6 +25,13 @@ func writeProfile(t *testing.T, dir string, gz bool) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return writeProfileOf(t, dir, bin, gz)
+}
+
+// writeProfileOf is writeProfile with bin, a build of fixture, for it.
+func writeProfileOf(t *testing.T, dir, bin string, gz bool) string {
+	t.Helper()
+	var err error
 	const base = 0x555500000000
 	m := &profile.Mapping{ID: 1, Start: base + 0x1000, Limit: base + 0x4000, Offset: 0x1000, File: bin}
 	gone := &profile.Mapping{ID: 2, Start: 0x7f0000000000, Limit: 0x7f0000001000, File: filepath.Join(dir, "gone.so")}
@@ -97,21 +106,56 @@ func TestRun(t *testing.T) {
 	}
 }
 
-// TestRunDebugDir: -debug-file-directory replaces /usr/lib/debug; the
-// fixture carries its own DWARF, so its answers stay.
+// TestRunDebugDir: -debug-file-directory DIR finds a stripped binary's
+// debug file by build ID under DIR/.build-id, as llvm-symbolizer's option
+// does; without it, only the binary's own symbols answer.
 func TestRunDebugDir(t *testing.T) {
 	dir := t.TempDir()
-	in := writeProfile(t, dir, true)
-	var stdout, stderr bytes.Buffer
-	if code := run([]string{"-debug-file-directory", dir, "-debug-file-directory", t.TempDir(), in}, &stdout, &stderr); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr.String())
-	}
-	p, err := profile.Parse(&stdout)
+	stripped, err := os.ReadFile("../../testdata/elf/c-gcc-O2-stripped")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Location[0].Line) != 1 || p.Location[0].Line[0].Function.Name != "calc_fatal" {
-		t.Errorf("location 1 is not calc_fatal")
+	bin := filepath.Join(dir, "prog")
+	if err := os.WriteFile(bin, stripped, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := elf.Open(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	note, err := f.Section(".note.gnu.build-id").Data()
+	f.Close()
+	if err != nil || len(note) < 16+2 {
+		t.Fatalf("build ID note: %v", err)
+	}
+	id := hex.EncodeToString(note[16:])
+	debug := filepath.Join(dir, "debug", ".build-id", id[:2], id[2:]+".debug")
+	os.MkdirAll(filepath.Dir(debug), 0o755)
+	data, err := os.ReadFile("../../testdata/elf/c-gcc-O2-stripped.debug")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(debug, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in := writeProfileOf(t, dir, bin, true)
+	for _, withDir := range []bool{false, true} {
+		args := []string{in}
+		if withDir {
+			args = []string{"-debug-file-directory", filepath.Join(dir, "debug"), in}
+		}
+		var stdout, stderr bytes.Buffer
+		if code := run(args, &stdout, &stderr); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr.String())
+		}
+		p, err := profile.Parse(&stdout)
+		if err != nil {
+			t.Fatal(err)
+		}
+		file := p.Location[0].Line[0].Function.Filename
+		if want := withDir; strings.HasSuffix(file, "stats.c") != want {
+			t.Errorf("-debug-file-directory %v: calc_fatal's file is %q", withDir, file)
+		}
 	}
 }
 
