@@ -470,7 +470,7 @@ loop:
 				continue
 			}
 		case OpCopy:
-			// gcc's location views: a row at an unchanged address (62%
+			// gcc's location views: a row at an unchanged address (54%
 			// of the rows of a gcc 12 -O2 C++ library, libradosgw).
 			d := &dst[n]
 			*d = r.st
