@@ -218,3 +218,52 @@ func (ix *Index) footprint() int {
 	}
 	return n
 }
+
+// BenchmarkLazy compares, per fixture, the whole-unit Build with the lazy
+// one: building every unit's Index and looking up one address in each
+// unit ("one"), or every span start of the whole-unit map, which reads
+// every function's tree ("all").
+func BenchmarkLazy(b *testing.B) {
+	for _, name := range []string{"cpp-gcc-O3", "cpp-clang14-O2", "go-trimpath"} {
+		o, ok := openObject(b, "../testdata/elf/"+name)
+		if !ok {
+			continue
+		}
+		hs, _ := o.d.Headers()
+		type unitPCs struct {
+			u   *dwinfo.Unit
+			pcs []uint64
+		}
+		var us []unitPCs
+		for _, h := range hs {
+			u, err := o.d.LoadUnit(h)
+			if err != nil {
+				continue
+			}
+			ix, _ := Build(o.d, u, o.table(u), &Options{LineTable: o.table})
+			if len(ix.lo) > 0 {
+				us = append(us, unitPCs{u, slices.Clone(ix.lo)})
+			}
+		}
+		for _, mode := range []string{"whole", "lazy"} {
+			for _, n := range []string{"one", "all"} {
+				b.Run(name+"/"+mode+"/"+n, func(b *testing.B) {
+					b.ReportAllocs()
+					var dst []Frame
+					for i := 0; i < b.N; i++ {
+						for _, up := range us {
+							ix, _ := Build(o.d, up.u, o.table(up.u), &Options{LineTable: o.table, Lazy: mode == "lazy"})
+							pcs := up.pcs
+							if n == "one" {
+								pcs = pcs[len(pcs)/2:][:1]
+							}
+							for _, pc := range pcs {
+								dst = ix.AppendChain(dst[:0], pc)
+							}
+						}
+					}
+				})
+			}
+		}
+	}
+}

@@ -70,6 +70,15 @@
 // one is resolved by decoding the DIE at its offset, as for references into
 // other units.
 //
+// With Options.Lazy (what the root package uses), Build reads only what
+// it takes to find a unit's functions and their address ranges: one pass
+// over the DIEs, decoding the attributes of subprograms alone (and
+// jumping over gcc's declaration trees as above); a function's inline
+// tree, names and address map are read, under a lock, on the first lookup
+// that lands in one of its ranges, and nothing is kept of functions never
+// looked up. The answers are those of the whole-unit Build; lazy.go says
+// how that is kept and the one kind of input where it may not be.
+//
 // # Robustness
 //
 // No input makes this package panic, loop forever or allocate out of
@@ -87,5 +96,7 @@
 //
 // # Concurrency
 //
-// An Index is immutable once built and safe for concurrent use.
+// An Index is safe for concurrent use: a whole-unit Index is immutable
+// once built, and a lazy one reads each function's tree once, under a
+// lock, and publishes it atomically.
 package inline

@@ -70,10 +70,21 @@ type lazyIndex struct {
 	strList []string
 	others  map[uint64]*unitInfo
 	nodes   int
+	// recs keeps the recs of the DIEs that references led to outside
+	// the trees read (abstract origins, declarations, other units), by
+	// offset: most trees refer to the same few.
+	recs map[uint64]cachedRec
 
 	escaped  atomic.Bool // a tree had a range outside its root's: use full
 	fullOnce sync.Once
 	full     *chains
+}
+
+// cachedRec is a rec kept by a lazy Index, or (ok false) the news that
+// no DIE decodes at its offset.
+type cachedRec struct {
+	r  rec
+	ok bool
 }
 
 // topSpan is one range of the first level.
@@ -94,7 +105,8 @@ type root struct {
 // when u needs the whole-unit walk.
 func buildLazy(d *dwinfo.Data, u *dwinfo.Unit, lt *linetable.Table, opts *Options) (_ *Index, _ error, ok bool) {
 	lz := &lazyIndex{d: d, u: u, lt: lt, opts: *opts, stopAt: ^uint64(0),
-		strs: map[string]uint32{"": 0}, strList: []string{""}, others: map[uint64]*unitInfo{}}
+		strs: map[string]uint32{"": 0}, strList: []string{""}, others: map[uint64]*unitInfo{},
+		recs: map[uint64]cachedRec{}}
 	// The scan marks no DIEs and reads no names: no bitmap, no strings.
 	b := newBuilderAt(d, u, lt, opts, u.DIEOffset, u.DIEOffset, nil)
 	spans, err, ok := b.scan(lz)
@@ -330,6 +342,13 @@ func (lz *lazyIndex) tree(r int32) *chains {
 	c := &chains{nodes: slices.Clone(b.nodes)}
 	c.lo, c.hi, c.node = b.m.columns()
 	lz.strs, lz.strList, lz.others = b.strs, b.strList, b.others
+	for off, i := range b.recIdx {
+		c := cachedRec{ok: i >= 0}
+		if c.ok {
+			c.r = b.recs[i]
+		}
+		lz.recs[off] = c
+	}
 	c.strs = lz.strList[:len(lz.strList):len(lz.strList)]
 	b.release()
 	if escaped {

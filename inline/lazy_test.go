@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/symbolize-go/symbolize/internal/dwinfo"
 )
 
 // TestLazyMatchesWhole: on every unit of every fixture, a lazy Index
@@ -132,5 +134,75 @@ func TestLazyConcurrent(t *testing.T) {
 				t.Fatalf("unit %#x: a concurrent lookup %s from the whole-unit answer", h.Offset, e)
 			}
 		}
+	}
+}
+
+// TestLazySynth covers the cases a lazy Index hands to the whole-unit map
+// (lazy.go) on synthetic units, each checked at every address against the
+// whole-unit Build: overlapping functions (a conflict span), a subprogram
+// nested in another with ranges of its own, an inlined subroutine whose
+// range leaves its function's (the Index switches to the whole-unit map),
+// and ranges below a function without any (Build reads the unit whole).
+func TestLazySynth(t *testing.T) {
+	name := func(s string) tattr { return str(dwinfo.AttrName, s) }
+	cases := []struct {
+		name    string
+		root    *tdie
+		lazy    bool // Build keeps it lazy
+		escapes bool // reading a tree switches to the whole-unit map
+	}{
+		{"overlap", cu(
+			&tdie{tag: dwinfo.TagSubprogram, attrs: attrs([]tattr{name("f")}, pcRange(0x10, 0x30)), kids: []*tdie{
+				{tag: dwinfo.TagInlinedSubroutine, attrs: attrs([]tattr{name("g")}, pcRange(0x14, 0x18))}}},
+			&tdie{tag: dwinfo.TagSubprogram, attrs: attrs([]tattr{name("h")}, pcRange(0x20, 0x40))},
+			&tdie{tag: dwinfo.TagSubprogram, attrs: attrs([]tattr{name("k")}, pcRange(0x50, 0x60)), kids: []*tdie{
+				{tag: dwinfo.TagInlinedSubroutine, attrs: attrs([]tattr{name("m")}, pcRange(0x52, 0x58))}}},
+		), true, false},
+		{"nested", cu(
+			&tdie{tag: dwinfo.TagSubprogram, attrs: attrs([]tattr{name("outer")}, pcRange(0x10, 0x30)), kids: []*tdie{
+				{tag: dwinfo.TagLexicalBlock, kids: []*tdie{
+					{tag: dwinfo.TagSubprogram, attrs: attrs([]tattr{name("local")}, pcRange(0x100, 0x120)), kids: []*tdie{
+						{tag: dwinfo.TagInlinedSubroutine, attrs: attrs([]tattr{name("in-local")}, pcRange(0x104, 0x108))}}}}},
+				{tag: dwinfo.TagInlinedSubroutine, attrs: attrs([]tattr{name("in-outer")}, pcRange(0x12, 0x16))}}},
+		), true, false},
+		{"escape", cu(
+			&tdie{tag: dwinfo.TagSubprogram, attrs: attrs([]tattr{name("f")}, pcRange(0x10, 0x20)), kids: []*tdie{
+				{tag: dwinfo.TagInlinedSubroutine, attrs: attrs([]tattr{name("stray")}, pcRange(0x1c, 0x34))}}},
+			&tdie{tag: dwinfo.TagSubprogram, attrs: attrs([]tattr{name("g")}, pcRange(0x30, 0x40))},
+		), true, true},
+		{"rangeless", cu(
+			&tdie{tag: dwinfo.TagSubprogram, attrs: []tattr{name("abstract")}, kids: []*tdie{
+				{tag: dwinfo.TagInlinedSubroutine, attrs: attrs([]tattr{name("coded")}, pcRange(0x10, 0x20))}}},
+		), false, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			info, abbrev := unitBytes(c.root)
+			d := dwinfo.New(dwinfo.Sections{Info: info, Abbrev: abbrev}, nil)
+			h, err := d.HeaderAt(0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			u, err := d.LoadUnit(h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			whole, _ := Build(d, u, nil, nil)
+			lazy, _ := Build(d, u, nil, &Options{Lazy: true})
+			if (lazy.lz != nil) != c.lazy {
+				t.Fatalf("lazy Index: %v, want %v", lazy.lz != nil, c.lazy)
+			}
+			var a, b []Frame
+			for pc := uint64(0); pc < 0x130; pc++ {
+				a = whole.AppendChain(a[:0], pc)
+				b = lazy.AppendChain(b[:0], pc)
+				if !slices.Equal(a, b) {
+					t.Fatalf("at %#x: lazy %s, whole-unit %s", pc, describe(b), describe(a))
+				}
+			}
+			if got := lazy.lz != nil && lazy.lz.escaped.Load(); got != c.escapes {
+				t.Errorf("escaped %v, want %v", got, c.escapes)
+			}
+		})
 	}
 }

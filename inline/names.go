@@ -60,6 +60,9 @@ type builder struct {
 	// Index: strs, strList and others are then the Index's, kept across
 	// expansions, and release must not keep them.
 	shared bool
+	// lzRecs is the lazy Index's cache of the recs decoded where a
+	// reference led outside the trees read (lazy.go), while shared.
+	lzRecs map[uint64]cachedRec
 	// The builder's own strs, strList and others while shared.
 	ownStrs   map[string]uint32
 	ownList   []string
@@ -277,6 +280,7 @@ func newBuilderAt(d *dwinfo.Data, u *dwinfo.Unit, lt *linetable.Table, opts *Opt
 		b.shared = true
 		b.ownStrs, b.ownList, b.ownOthers = b.strs, b.strList, b.others
 		b.strs, b.strList, b.others = lz.strs, lz.strList, lz.others
+		b.lzRecs = lz.recs
 	}
 	b.base = base
 	b.d, b.u = d, u
@@ -310,6 +314,7 @@ func (b *builder) release() {
 		b.shared = false
 		b.strs, b.strList, b.others = b.ownStrs, b.ownList, b.ownOthers
 		b.ownStrs, b.ownList, b.ownOthers = nil, nil, nil
+		b.lzRecs = nil
 	}
 	b.quiet, b.inner, b.rootRanges = false, b.inner[:0], b.rootRanges[:0]
 	if len(b.recs) > maxPooledRecs || len(b.nodes) > maxPooledRecs {
@@ -433,6 +438,18 @@ func (b *builder) lookupRec(off uint64) int32 {
 		// DIE of another unit, once.
 	}
 	if i, ok := b.recIdx[off]; ok {
+		return i
+	}
+	if c, ok := b.lzRecs[off]; ok {
+		// Decoded by an earlier tree of a lazy Index (lazy.go), its
+		// strings interned in the same table.
+		i := int32(-1)
+		if c.ok {
+			i = int32(len(b.recs))
+			c.r.originRec, c.r.specRec = refUnresolved, refUnresolved
+			b.recs = append(b.recs, c.r)
+		}
+		b.recIdx[off] = i
 		return i
 	}
 	i := int32(-1)
