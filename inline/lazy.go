@@ -164,7 +164,9 @@ func (b *builder) scan(lz *lazyIndex) (spans []topSpan, _ error, ok bool) {
 			closeTo(0, at)
 			return spans, err, true // the DIE walk error takes precedence
 		}
-		closeTo(e.Depth, e.Offset)
+		if len(stack) > 0 && stack[len(stack)-1].depth >= e.Depth {
+			closeTo(e.Depth, e.Offset)
+		}
 		if e.Tag != dwinfo.TagSubprogram && e.Tag != dwinfo.TagInlinedSubroutine {
 			if skipTop && e.Depth == 1 && e.Children {
 				if sib := e.Sibling(); sib > er.Offset() && sib <= u.End {
@@ -183,7 +185,7 @@ func (b *builder) scan(lz *lazyIndex) (spans []topSpan, _ error, ok bool) {
 			owner = stack[len(stack)-1].root
 		}
 		if isRoot || owner < 0 {
-			if locates(e.Abbrev()) {
+			if b.locates(e.Abbrev()) {
 				rgs = b.subroutine(&e, &p, nil, rgs)
 			}
 		}
@@ -214,6 +216,31 @@ func (b *builder) scan(lz *lazyIndex) (spans []topSpan, _ error, ok bool) {
 			lz.roots[owner].end = er.Offset()
 		}
 	}
+}
+
+// locates is the package's locates, remembered by abbreviation code: a
+// C++ unit's classes declare hundreds of thousands of member functions
+// with a few abbreviations.
+func (b *builder) locates(ab *dwinfo.Abbrev) bool {
+	const max = 1 << 12
+	if ab.Code >= max {
+		return locates(ab)
+	}
+	if int(ab.Code) >= len(b.loc) {
+		b.loc = append(b.loc, make([]int8, int(ab.Code)+1-len(b.loc))...)
+	}
+	switch b.loc[ab.Code] {
+	case 1:
+		return true
+	case 2:
+		return false
+	}
+	ok := locates(ab)
+	b.loc[ab.Code] = 2
+	if ok {
+		b.loc[ab.Code] = 1
+	}
+	return ok
 }
 
 // disjoint sorts the roots' spans and merges the ones that overlap into

@@ -74,6 +74,9 @@ type builder struct {
 	// below it, checked against its own (lazy.go).
 	inner      []dwinfo.Range
 	rootRanges []dwinfo.Range
+	// loc caches locates by abbreviation code during a scan (lazy.go):
+	// 0 unknown, 1 true, 2 false.
+	loc []int8
 }
 
 var builderPool = sync.Pool{New: func() any {
@@ -317,6 +320,8 @@ func (b *builder) release() {
 		b.lzRecs = nil
 	}
 	b.quiet, b.inner, b.rootRanges = false, b.inner[:0], b.rootRanges[:0]
+	clear(b.loc)
+	b.loc = b.loc[:0]
 	if len(b.recs) > maxPooledRecs || len(b.nodes) > maxPooledRecs {
 		return
 	}
