@@ -90,7 +90,7 @@ func FuzzChain(f *testing.F) {
 			}
 			// The lazy Index on the same unit: at the same PCs, reading
 			// the trees they land in, and at every function's start.
-			lz, _ := Build(d, u, nil, &Options{Lazy: true, Warn: func(error) {}})
+			lz, _ := Build(d, u, nil, &Options{Lazy: true, LazyMinSize: 1, Warn: func(error) {}})
 			frames = lz.AppendChain(frames[:0], pc)
 			lz.Subroutine(pc)
 			for i, lo := range ix.lo {

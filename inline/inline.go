@@ -2,6 +2,7 @@ package inline
 
 import (
 	"bytes"
+	"cmp"
 	"io"
 	"slices"
 
@@ -29,6 +30,15 @@ var (
 // discriminator.
 const attrGNUDiscriminator dwinfo.Attr = 0x2136
 
+// DefaultLazyMinSize is Options.LazyMinSize when 0: below 256 KiB of DIEs
+// (most of a Go program's units, and C files) the scan for function ranges
+// costs about as much as reading the unit whole, which a program that
+// looks up many addresses then does all the same (cmd/go, 200,000
+// addresses: 0.45 s of CPU reading every unit lazily, 0.39 s with this
+// bound, measured in bench/RESULTS.md), and the whole unit's index is
+// small.
+const DefaultLazyMinSize = 256 << 10
+
 // DefaultMaxRefs is the number of DIEs a name lookup may visit through
 // DW_AT_abstract_origin and DW_AT_specification when Options.MaxRefs is 0.
 // Real chains visit two or three.
@@ -50,8 +60,12 @@ type Options struct {
 	// and a function's inline tree and names on the first lookup that
 	// lands in it; nothing is kept of functions never looked up. The
 	// answers are Build's without it (see lazy.go for the one kind of
-	// input where they may not be).
+	// input where they may not be). A unit with fewer than LazyMinSize
+	// bytes of DIEs is read whole all the same.
 	Lazy bool
+	// LazyMinSize is the size of a unit's DIEs from which Lazy reads it
+	// lazily; 0 means DefaultLazyMinSize.
+	LazyMinSize uint64
 	// Warn receives, with Lazy, the first problem met in each function
 	// tree read after Build returned (nil: dropped).
 	Warn func(error)
@@ -156,7 +170,7 @@ func (ix *Index) Len() int {
 // (decoded DIEs, the address map under construction) is pooled and reused
 // by later Builds, so a Build allocates little beyond its Index.
 func Build(d *dwinfo.Data, u *dwinfo.Unit, lt *linetable.Table, opts *Options) (*Index, error) {
-	if opts != nil && opts.Lazy {
+	if opts != nil && opts.Lazy && u.End-u.DIEOffset >= cmp.Or(opts.LazyMinSize, DefaultLazyMinSize) {
 		if ix, err, ok := buildLazy(d, u, lt, opts); ok {
 			return ix, err
 		}

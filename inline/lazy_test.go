@@ -35,7 +35,7 @@ func TestLazyMatchesWhole(t *testing.T) {
 			units++
 			opts := &Options{LineTable: o.table}
 			whole, werr := Build(o.d, u, o.table(u), opts)
-			lopts := &Options{LineTable: o.table, Lazy: true}
+			lopts := &Options{LineTable: o.table, Lazy: true, LazyMinSize: 1}
 			var warned []error
 			lopts.Warn = func(err error) { warned = append(warned, err) }
 			lazy1, lerr := Build(o.d, u, o.table(u), lopts)
@@ -109,7 +109,7 @@ func TestLazyConcurrent(t *testing.T) {
 			continue
 		}
 		tab := o.table(u)
-		lazy, _ := Build(o.d, u, tab, &Options{Lazy: true})
+		lazy, _ := Build(o.d, u, tab, &Options{Lazy: true, LazyMinSize: 1})
 		want := make([][]Frame, len(whole.lo))
 		for i, pc := range whole.lo {
 			want[i] = whole.AppendChain(nil, pc)
@@ -188,7 +188,7 @@ func TestLazySynth(t *testing.T) {
 				t.Fatal(err)
 			}
 			whole, _ := Build(d, u, nil, nil)
-			lazy, _ := Build(d, u, nil, &Options{Lazy: true})
+			lazy, _ := Build(d, u, nil, &Options{Lazy: true, LazyMinSize: 1})
 			if (lazy.lz != nil) != c.lazy {
 				t.Fatalf("lazy Index: %v, want %v", lazy.lz != nil, c.lazy)
 			}
