@@ -50,8 +50,10 @@ func main() {
 }
 
 // watchPeak polls the live heap and rewrites the heap profile whenever it
-// has grown by a tenth since the last write. The profile's in-use figures
-// are as of the last GC, so they trail the true peak a little.
+// has grown by a tenth since the last write, after two GCs: a profile's
+// in-use figures are as of the GC before the last (without them, the peak
+// profile of a run that allocates its largest buffers between two GCs
+// missed them). Those GCs show in the CPU profile taken with it.
 func watchPeak(path string, stop <-chan struct{}, done chan<- uint64) {
 	var ms runtime.MemStats
 	var peak, written uint64
@@ -61,6 +63,8 @@ func watchPeak(path string, stop <-chan struct{}, done chan<- uint64) {
 		runtime.ReadMemStats(&ms)
 		peak = max(peak, ms.HeapAlloc)
 		if ms.HeapAlloc > written+written/10 {
+			runtime.GC()
+			runtime.GC()
 			writeHeap(path)
 			written = ms.HeapAlloc
 		}
