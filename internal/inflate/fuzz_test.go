@@ -2,6 +2,7 @@ package inflate
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"testing"
@@ -11,6 +12,7 @@ import (
 // DecodeTo and with Read, and requires compress/flate's and
 // compress/zlib's outcome: the same output on success, the same
 // success or failure, and agreeing output up to the point of failure.
+// A raw stream resumed from any of its checkpoints must end the same way.
 func FuzzInflate(f *testing.F) {
 	// Small seeds: the fuzzer minimizes every new input it finds, at a
 	// cost quadratic in its length, and runs nothing new meanwhile; even
@@ -31,8 +33,19 @@ func FuzzInflate(f *testing.F) {
 	f.Add(fixedLiteralAndRun(258))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		want, werr := refRaw(src)
-		got, gerr := ourRaw(src)
+		d := NewRaw(src)
+		d.SetCheckpoints(0) // every 64 KiB, for streams that inflate that far
+		got, gerr := decodeAll(d)
 		same(t, "raw", want, werr, got, gerr)
+		// Resuming from a checkpoint ends as the whole stream does.
+		for i := range d.Checkpoints() {
+			c := &d.Checkpoints()[i]
+			if c.Out > int64(len(want)) {
+				break
+			}
+			got, gerr := resumeAll(src, c)
+			same(t, fmt.Sprintf("raw resumed at %d", c.Out), want[c.Out:], werr, got, gerr)
+		}
 
 		want, werr = refZlib(src)
 		got, gerr = ourZlib(src)
