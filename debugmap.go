@@ -254,9 +254,14 @@ func (o *dmObject) toImage(objAddr uint64) (uint64, bool) {
 
 // appendFrames answers for a Mach-O image without a dSYM from its debug
 // map's objects. [lo, hi) is the code section around pc. The frames' and
-// the range's addresses are the image's.
+// the range's addresses are the image's. A map without functions (a Go
+// binary's: Go's linker writes no stabs) is not present, so that the next
+// answerer (a Go binary's __gopclntab) is tried.
 func (m *debugMap) appendFrames(b *Binary, dst []Frame, pc, lo, hi uint64) ([]Frame, uint64, uint64, bool) {
 	m.load()
+	if len(m.funcs) == 0 {
+		return dst, pc, pc + 1, false
+	}
 	f, ok := m.lookup(pc)
 	if !ok {
 		return dst, pc, pc + 1, true

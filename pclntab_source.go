@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"debug/elf"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/symbolize-go/symbolize/elfx"
@@ -54,6 +55,8 @@ func (g *goImage) memory(addr uint64, n int) []byte {
 type pclnState struct {
 	once sync.Once
 	tab  *pclntab.Table // nil when there is none, or it does not decode
+
+	symNames sync.Map // table name with "·" -> symbol name (symbolName)
 }
 
 // pclnSource is a source that may hold a Go binary's tables.
@@ -190,7 +193,28 @@ func (pclnNamer) naming(b *Binary, pc uint64) (naming, bool) {
 	if !ok {
 		return naming{}, false
 	}
-	return naming{name: fn.Name, start: fn.Entry, lo: fn.Entry, hi: fn.End, source: SourceGoPCLN, rename: true}, true
+	return naming{name: b.pcln().symbolName(fn.Name), start: fn.Entry, lo: fn.Entry, hi: fn.End, source: SourceGoPCLN, rename: true}, true
+}
+
+// pcln returns the binary's table state (b.src is a pclnSource when
+// goTable returned a table).
+func (b *Binary) pcln() *pclnState { return b.src.(pclnSource).pcln() }
+
+// symbolName returns name as Go's linker writes it into the ELF and Mach-O
+// symbol tables, which a namer of -s binaries stands in for: with each
+// "·" rewritten to "." (cmd/link does so for tools that read ASCII only,
+// DTrace), type:.eq.main.T·1 as type:.eq.main.T.1. The table keeps the
+// "·" (runtime.Frame.Function and DWARF have it). Rewritten names are
+// made once per name.
+func (st *pclnState) symbolName(name string) string {
+	if !strings.Contains(name, "·") {
+		return name
+	}
+	if s, ok := st.symNames.Load(name); ok {
+		return s.(string)
+	}
+	s, _ := st.symNames.LoadOrStore(name, strings.ReplaceAll(name, "·", "."))
+	return s.(string)
 }
 
 // --- ELF -------------------------------------------------------------------

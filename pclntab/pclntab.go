@@ -546,7 +546,11 @@ func (t *Table) Func(i int) (Func, error) {
 }
 
 // LookupFunc returns the function whose code holds pc: ok is false when
-// none does, also for padding between functions, which no line covers.
+// none does, also for padding between functions, which no line covers. A
+// function without a line table (the linker's markers go:buildid,
+// go:textfipsstart, go:textfipsend) holds its Entry alone: the linker's
+// ELF symbols give those markers one byte, and what follows up to the
+// next function is alignment padding.
 //
 // Cost: a binary search of the function table, a decoding of the
 // function's line table up to pc, and one string look-up.
@@ -560,8 +564,13 @@ func (t *Table) LookupFunc(pc uint64) (Func, bool, error) {
 		return Func{}, false, err
 	}
 	end, _ := t.entryAt(i + 1)
-	if _, ok, err := t.pcvalue(f.pcln, f.entry, end, pc); err != nil || !ok {
-		return Func{}, false, err
+	if f.pcln == 0 && pc != f.entry {
+		return Func{}, false, nil
+	}
+	if f.pcln != 0 {
+		if _, ok, err := t.pcvalue(f.pcln, f.entry, end, pc); err != nil || !ok {
+			return Func{}, false, err
+		}
 	}
 	fn, err := t.Func(i)
 	if err != nil {
