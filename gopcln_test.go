@@ -1,8 +1,10 @@
 package symbolize_test
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -154,4 +156,35 @@ func linkerMarker(fr []symbolize.Frame) bool {
 // go:buildid share an address.
 func twinSymbolOnly(b, c []symbolize.Frame) bool {
 	return len(b) == 1 && len(c) == 1 && b[0].File == "" && b[0].Line == 0 && c[0].Source == symbolize.SourceSymbolTable
+}
+
+// TestGoPCLNBatch checks Batch's reuse of the table's answers (over the
+// range each holds for) on every byte of two -s -w fixtures, against one
+// AppendFrames per address.
+func TestGoPCLNBatch(t *testing.T) {
+	for _, name := range []string{"go1.13-linux-amd64-sw", "go1.26-linux-amd64-sw"} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join("testdata/gopcln", name)
+			b, err := symbolize.Open(path, &symbolize.Options{Inlines: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Close()
+			tab := symbolize.GoTableForTest(b)
+			first, _ := tab.Func(0)
+			last, _ := tab.Func(tab.NumFuncs() - 1)
+			var pcs []uint64
+			for pc := first.Entry; pc <= last.End; pc++ {
+				pcs = append(pcs, pc)
+			}
+			var want []symbolize.Frame
+			for i, a := range b.Batch(context.Background(), pcs) {
+				want, err = b.AppendFrames(want[:0], pcs[i])
+				if a.Err != nil || err != nil || !slices.Equal(a.Frames, want) {
+					t.Fatalf("%#x: Batch %v %v, AppendFrames %v %v", pcs[i], a.Frames, a.Err, want, err)
+				}
+			}
+			t.Logf("%d addresses", len(pcs))
+		})
+	}
 }

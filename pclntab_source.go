@@ -127,10 +127,13 @@ func (pclnAnswerer) appendFrames(b *Binary, dst []Frame, pc, lo, hi uint64) ([]F
 		return dst, pc, pc + 1, false
 	}
 	cp := pclnPool.Get().(*[]pclntab.Frame)
-	chain, err := t.AppendFrames((*cp)[:0], pc)
+	// The table's range is where its answer holds, so Batch reuses it
+	// for sorted addresses.
+	chain, flo, fhi, err := t.AppendFramesRange((*cp)[:0], pc)
 	if err != nil {
 		b.warns.add(err)
 	}
+	lo, hi = max(lo, flo), min(hi, fhi)
 	if !b.opts.Inlines && len(chain) > 1 {
 		// One frame, as the DWARF answers --no-inlines: the innermost
 		// function's name (the namers rename it to the physical
@@ -157,7 +160,7 @@ func (pclnAnswerer) appendFrames(b *Binary, dst []Frame, pc, lo, hi uint64) ([]F
 	}
 	*cp = chain[:0]
 	pclnPool.Put(cp)
-	return dst, pc, pc + 1, true
+	return dst, lo, hi, true
 }
 
 // dwarfPath returns a file name of the table as the same binary's DWARF

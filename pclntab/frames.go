@@ -40,13 +40,27 @@ type Frame struct {
 // repeated at each inlined call's site. No allocation beyond dst's growth
 // (and the first use of each name and file, which is interned).
 func (t *Table) AppendFrames(dst []Frame, pc uint64) ([]Frame, error) {
+	dst, _, _, err := t.AppendFramesRange(dst, pc)
+	return dst, err
+}
+
+// AppendFramesRange is AppendFrames that also returns the range [lo, hi)
+// around pc where every address has the same frames: where the
+// function's file, line and inline-index tables all keep the values they
+// have at pc (the outer frames of an inlined call depend on its inline
+// tree entry alone). Callers answering sorted addresses reuse an answer
+// over its range. Where nothing is appended, [lo, hi) is [pc, pc+1).
+//
+// Cost: as AppendFrames.
+func (t *Table) AppendFramesRange(dst []Frame, pc uint64) (_ []Frame, lo, hi uint64, err error) {
+	lo, hi = pc, pc+1
 	i, ok := t.find(pc)
 	if !ok {
-		return dst, nil
+		return dst, lo, hi, nil
 	}
 	f, err := t.funcAt(i)
 	if err != nil {
-		return dst, err
+		return dst, lo, hi, err
 	}
 	end, _ := t.entryAt(i + 1)
 	n := len(dst)
@@ -62,46 +76,59 @@ func (t *Table) AppendFrames(dst []Frame, pc uint64) ([]Frame, error) {
 	cur := pc
 	for depth := 0; ; depth++ {
 		if depth > t.maxDepth {
-			return dst[:n], buf.Errorf(pkg, Section, f.off, buf.ErrLimit, "function at %#x: inline chain deeper than %d frames (a cycle?)", f.entry, t.maxDepth)
+			return dst[:n], pc, pc + 1, buf.Errorf(pkg, Section, f.off, buf.ErrLimit, "function at %#x: inline chain deeper than %d frames (a cycle?)", f.entry, t.maxDepth)
 		}
-		line, ok, err := t.pcvalue(f.pcln, f.entry, end, cur)
+		line, llo, lhi, ok, err := t.pcvalueRange(f.pcln, f.entry, end, cur)
 		if err != nil || !ok {
 			if err == nil && depth > 0 {
 				err = buf.Errorf(pkg, Section, f.off, buf.ErrFormat, "function at %#x: no line for inlined call site %#x", f.entry, cur)
 			}
-			return dst[:n], err
+			return dst[:n], pc, pc + 1, err
 		}
-		fileno, _, err := t.pcvalue(f.pcfile, f.entry, end, cur)
+		// A table that ends before pc (its value -1 there) holds for pc
+		// alone; no table at all (offset 0) holds everywhere.
+		fileno, flo, fhi, _, err := t.pcvalueRange(f.pcfile, f.entry, end, cur)
+		if f.pcfile == 0 {
+			flo, fhi = f.entry, end
+		}
 		if err != nil {
-			return dst[:n], err
+			return dst[:n], pc, pc + 1, err
+		}
+		if depth == 0 {
+			lo, hi = max(llo, flo), min(lhi, fhi)
 		}
 		file, err := t.fileName(&f, fileno)
 		if err != nil {
-			return dst[:n], err
+			return dst[:n], pc, pc + 1, err
 		}
 		ix := int32(-1)
 		if haveTree {
 			var err error
-			if ix, _, err = t.pcvalue(t.pcdataOff(&f, pcdataInlTreeIndex), f.entry, end, cur); err != nil {
-				return dst[:n], err
+			var ilo, ihi uint64
+			off := t.pcdataOff(&f, pcdataInlTreeIndex)
+			if ix, ilo, ihi, _, err = t.pcvalueRange(off, f.entry, end, cur); err != nil {
+				return dst[:n], pc, pc + 1, err
+			}
+			if depth == 0 && off != 0 {
+				lo, hi = max(lo, ilo), min(hi, ihi)
 			}
 		}
 		fr := Frame{File: file, Line: uint32(max(line, 0)), Entry: f.entry}
 		if ix < 0 {
 			fr.Function, err = t.funcName(f.nameOff)
 			if err != nil {
-				return dst[:n], err
+				return dst[:n], pc, pc + 1, err
 			}
 			fr.StartLine = uint32(max(f.startLine, 0))
 			fr.FuncID = f.funcID
-			return append(dst, fr), nil
+			return append(dst, fr), lo, hi, nil
 		}
 		call, err := t.inlinedCall(inlTree, ix, f.off)
 		if err != nil {
-			return dst[:n], err
+			return dst[:n], pc, pc + 1, err
 		}
 		if fr.Function, err = t.funcName(call.nameOff); err != nil {
-			return dst[:n], err
+			return dst[:n], pc, pc + 1, err
 		}
 		fr.StartLine = uint32(max(call.startLine, 0))
 		fr.FuncID = call.funcID
@@ -109,7 +136,7 @@ func (t *Table) AppendFrames(dst []Frame, pc uint64) ([]Frame, error) {
 		dst = append(dst, fr)
 		next := f.entry + uint64(uint32(call.parentPc))
 		if call.parentPc < 0 || next >= end {
-			return dst[:n], buf.Errorf(pkg, Section, f.off, buf.ErrFormat, "function at %#x: inline tree entry %d: call site %#x outside the function", f.entry, ix, int64(call.parentPc))
+			return dst[:n], pc, pc + 1, buf.Errorf(pkg, Section, f.off, buf.ErrFormat, "function at %#x: inline tree entry %d: call site %#x outside the function", f.entry, ix, int64(call.parentPc))
 		}
 		cur = next
 	}
@@ -161,8 +188,16 @@ func (t *Table) pcdataOff(f *fn, i uint32) uint32 {
 // value starts at -1 and the pc at the entry, and a value delta of 0 after
 // the first pair ends the table [runtime/symtab.go step].
 func (t *Table) pcvalue(off uint32, entry, end, pc uint64) (val int32, ok bool, err error) {
+	val, _, _, ok, err = t.pcvalueRange(off, entry, end, pc)
+	return val, ok, err
+}
+
+// pcvalueRange is pcvalue that also returns the run [lo, hi) of addresses
+// around pc that have the same value; [pc, pc+1) when ok is false.
+func (t *Table) pcvalueRange(off uint32, entry, end, pc uint64) (val int32, lo, hi uint64, ok bool, err error) {
+	lo, hi = pc, pc+1
 	if off == 0 {
-		return -1, false, nil
+		return -1, lo, hi, false, nil
 	}
 	p := t.pctab + uint64(off)
 	data := t.data
@@ -171,10 +206,10 @@ func (t *Table) pcvalue(off uint32, entry, end, pc uint64) (val int32, ok bool, 
 	for first := true; ; first = false {
 		uv, np, err := t.varint(data, p)
 		if err != nil {
-			return -1, false, err
+			return -1, pc, pc + 1, false, err
 		}
 		if uv == 0 && !first {
-			return -1, false, nil
+			return -1, pc, pc + 1, false, nil
 		}
 		p = np
 		if uv&1 != 0 {
@@ -185,15 +220,19 @@ func (t *Table) pcvalue(off uint32, entry, end, pc uint64) (val int32, ok bool, 
 		val += int32(uv)
 		d, np, err := t.varint(data, p)
 		if err != nil {
-			return -1, false, err
+			return -1, pc, pc + 1, false, err
 		}
 		p = np
+		start := cur
 		cur += uint64(d) * uint64(t.quantum)
 		if pc < cur {
-			return val, true, nil
+			if pc < start {
+				return val, pc, pc + 1, true, nil // pc before entry
+			}
+			return val, start, cur, true, nil
 		}
 		if cur >= end {
-			return -1, false, nil
+			return -1, pc, pc + 1, false, nil
 		}
 	}
 }

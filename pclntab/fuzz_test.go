@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/symbolize-go/symbolize/internal/buf"
@@ -85,23 +86,34 @@ func FuzzTable(f *testing.F) {
 }
 
 // TestFixtureTables checks every fixture's table whole, each function's
-// every byte, with nothing but answers.
+// every byte, with nothing but answers; and that the range
+// AppendFramesRange returns holds pc's answer at every address in it.
 func TestFixtureTables(t *testing.T) {
 	for _, p := range fixtures(t) {
 		t.Run(filepath.Base(p), func(t *testing.T) {
 			im := openImage(t, p)
 			tab := openTable(t, im)
-			var frames []Frame
-			n, inl := 0, 0
+			var frames, at []Frame
+			n, inl, lookups := 0, 0, 0
 			for i := 0; i < tab.NumFuncs(); i++ {
 				fn, err := tab.Func(i)
 				if err != nil {
 					t.Fatal(err)
 				}
+				var lo, hi uint64
 				for pc := fn.Entry; pc < fn.End; pc++ {
-					frames, err = tab.AppendFrames(frames[:0], pc)
-					if err != nil {
-						t.Fatalf("%s+%#x: %v", fn.Name, pc-fn.Entry, err)
+					if pc >= hi {
+						lookups++
+						frames, lo, hi, err = tab.AppendFramesRange(frames[:0], pc)
+						if err != nil {
+							t.Fatalf("%s+%#x: %v", fn.Name, pc-fn.Entry, err)
+						}
+						if lo > pc || hi <= pc || len(frames) > 0 && (lo < fn.Entry || hi > fn.End) {
+							t.Fatalf("%s+%#x: range [%#x, %#x)", fn.Name, pc-fn.Entry, lo, hi)
+						}
+					}
+					if at, err = tab.AppendFrames(at[:0], pc); err != nil || !slices.Equal(at, frames) {
+						t.Fatalf("%#x in [%#x, %#x): %v, the range's answer %v (%v)", pc, lo, hi, at, frames, err)
 					}
 					n++
 					if len(frames) > 1 {
@@ -109,7 +121,7 @@ func TestFixtureTables(t *testing.T) {
 					}
 				}
 			}
-			t.Logf("%s layout, %d functions, %d addresses, %d with inlined frames", tab.Version(), tab.NumFuncs(), n, inl)
+			t.Logf("%s layout, %d functions, %d addresses (%d ranges), %d with inlined frames", tab.Version(), tab.NumFuncs(), n, lookups, inl)
 			if inl == 0 {
 				t.Error("no inlined frames")
 			}
@@ -268,5 +280,28 @@ func TestFind(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestLookupAllocs checks that a warm lookup allocates nothing: names and
+// files are interned on first use, frames go into the caller's slice.
+func TestLookupAllocs(t *testing.T) {
+	tab := openTable(t, openImage(t, "../testdata/gopcln/go1.26-linux-amd64-sw"))
+	var pcs []uint64
+	for i := 0; i < tab.NumFuncs(); i += 7 {
+		fn, _ := tab.Func(i)
+		pcs = append(pcs, fn.Entry, fn.Entry+(fn.End-fn.Entry)/2)
+	}
+	frames := make([]Frame, 0, 64)
+	for _, pc := range pcs {
+		frames, _ = tab.AppendFrames(frames[:0], pc)
+	}
+	if a := testing.AllocsPerRun(10, func() {
+		for _, pc := range pcs {
+			frames, _, _, _ = tab.AppendFramesRange(frames[:0], pc)
+			_, _, _ = tab.LookupFunc(pc)
+		}
+	}); a != 0 {
+		t.Errorf("%v allocations per %d warm lookups, want 0", a, len(pcs))
 	}
 }
