@@ -188,3 +188,30 @@ func TestGoPCLNBatch(t *testing.T) {
 		})
 	}
 }
+
+// TestGoPCLNAllocs checks that a warm lookup answered by the table
+// allocates nothing when dst has room (names are the table's, interned).
+func TestGoPCLNAllocs(t *testing.T) {
+	b, err := symbolize.Open("testdata/gopcln/go1.26-linux-amd64-sw", &symbolize.Options{Inlines: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	tab := symbolize.GoTableForTest(b)
+	var pcs []uint64
+	for i := 0; i < tab.NumFuncs(); i += 5 {
+		fn, _ := tab.Func(i)
+		pcs = append(pcs, fn.Entry, fn.Entry+(fn.End-fn.Entry)/2)
+	}
+	fr := make([]symbolize.Frame, 0, 64)
+	for _, pc := range pcs {
+		fr, _ = b.AppendFrames(fr[:0], pc)
+	}
+	if a := testing.AllocsPerRun(10, func() {
+		for _, pc := range pcs {
+			fr, _ = b.AppendFrames(fr[:0], pc)
+		}
+	}); a != 0 {
+		t.Errorf("%v allocations per %d warm lookups, want 0", a, len(pcs))
+	}
+}
