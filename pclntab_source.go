@@ -135,8 +135,6 @@ func openGoTable(img *goImage) (*pclntab.Table, error) {
 	return pclntab.New(img.table, opts)
 }
 
-var pclnPool = sync.Pool{New: func() any { s := make([]pclntab.Frame, 0, 16); return &s }}
-
 // pclnAnswerer answers from a Go binary's .gopclntab: after the DWARF by
 // default, alone with GoPCLNAlways, never with GoPCLNNever.
 type pclnAnswerer struct{}
@@ -150,10 +148,13 @@ func (pclnAnswerer) appendFrames(b *Binary, dst []Frame, pc, lo, hi uint64) ([]F
 		return dst, pc, pc + 1, false
 	}
 	st := b.pcln()
-	cp := pclnPool.Get().(*[]pclntab.Frame)
+	// The chain lives on the stack (deeper ones grow onto the heap): a
+	// sync.Pool would allocate under the race detector, which drops
+	// pooled values at random.
+	var buf [16]pclntab.Frame
 	// The table's range is where its answer holds, so Batch reuses it
 	// for sorted addresses.
-	chain, flo, fhi, err := t.AppendFramesRange((*cp)[:0], pc)
+	chain, flo, fhi, err := t.AppendFramesRange(buf[:0], pc)
 	if err != nil {
 		b.warns.add(err)
 	}
@@ -182,8 +183,6 @@ func (pclnAnswerer) appendFrames(b *Binary, dst []Frame, pc, lo, hi uint64) ([]F
 		}
 		dst = append(dst, f)
 	}
-	*cp = chain[:0]
-	pclnPool.Put(cp)
 	return dst, lo, hi, true
 }
 
