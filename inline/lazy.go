@@ -391,7 +391,7 @@ func (lz *lazyIndex) tree(r int32) *chains {
 }
 
 // escapes reports whether a range below the tree's root (b.inner) leaves
-// the union of the root's own ranges (b.own).
+// the union of the root's own ranges (b.rootRanges).
 func (b *builder) escapes() bool {
 	if len(b.inner) == 0 {
 		return false
