@@ -33,10 +33,10 @@ const attrGNUDiscriminator dwinfo.Attr = 0x2136
 // DefaultLazyMinSize is Options.LazyMinSize when 0: below 256 KiB of DIEs
 // (most of a Go program's units, and C files) the scan for function ranges
 // costs about as much as reading the unit whole, which a program that
-// looks up many addresses then does all the same (cmd/go, 200,000
-// addresses: 0.45 s of CPU reading every unit lazily, 0.39 s with this
-// bound, measured in bench/RESULTS.md), and the whole unit's index is
-// small.
+// looks up many addresses then does all the same (cmd/go, the first
+// 50,000 of bench/run.sh's 200,000 addresses: 1.625 G instructions with
+// every unit lazy, 1.279 G with this bound; see bench/RESULTS.md), and the
+// whole unit's index is small.
 const DefaultLazyMinSize = 256 << 10
 
 // DefaultMaxRefs is the number of DIEs a name lookup may visit through
