@@ -384,13 +384,14 @@ func TestGoBinary(t *testing.T) {
 }
 
 // TestLargeStream decodes the 143 MB stream BenchmarkInflate reads (see
-// rgwPath; skipped when it is missing, and with -short) the way elfx does,
+// rgwPath; skipped when it is missing, with -short and under the race
+// detector, which makes it take over a minute) the way elfx does,
 // in 4 MiB steps into one buffer of the declared size, and compares every
 // byte with compress/zlib's.
 func TestLargeStream(t *testing.T) {
 	z, err := os.ReadFile(rgwPath)
-	if err != nil || testing.Short() {
-		t.Skipf("needs %s and no -short", rgwPath)
+	if err != nil || testing.Short() || raceEnabled {
+		t.Skipf("needs %s, and no -short or -race", rgwPath)
 	}
 	d, err := NewZlib(z)
 	if err != nil {
