@@ -30,8 +30,13 @@ cd "$REPO"
 # llvm-addr2line's defaults).
 if [[ -z ${OURS:-} ]]; then
 	go build -o "$WORK/llvm-symbolizer" ./examples/addr2line
-	OURS=$WORK/llvm-symbolizer
+else
+	# The command takes llvm-addr2line's defaults (no demangling, no
+	# columns) when its base name contains "addr2line": a build given as
+	# OURS runs under the name llvm-symbolizer too, by a symlink.
+	ln -sf "$(realpath "$OURS")" "$WORK/llvm-symbolizer"
 fi
+OURS=$WORK/llvm-symbolizer
 go build -o "$WORK/benchtool" ./bench/benchtool
 BT=$WORK/benchtool
 RAW=$WORK/raw-$set_name.tsv
