@@ -2,6 +2,7 @@ package symbolize
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"encoding/hex"
@@ -72,7 +73,9 @@ func OpenProcess(pid int, opts *ModulesOptions) (*Process, error) {
 // lists: Start, End, Offset and Path of each (as /proc/PID/maps gives
 // them), and UUID, the file's build ID in hex, when known (then checked).
 // Mappings are never re-read. A mapping that overlaps an earlier one (in
-// Start order) is left out, with a *MappingOverlapError in Warnings.
+// Start order) is left out, with a *MappingOverlapError in Warnings, and so
+// is an empty one (End not above Start, unless End is 0: unknown), with an
+// error wrapping ErrFormat.
 func NewProcess(maps []slide.Module, opts *ModulesOptions) (*Process, error) {
 	p := &Process{mods: NewModules(opts)}
 	p.maps.Store(p.index(slices.Clone(maps)))
@@ -91,7 +94,7 @@ func (e *MappingOverlapError) Error() string {
 
 // Warnings returns the problems met in the process's mappings: maps lines
 // that did not parse (*DecodeError), overlapping mappings
-// (*MappingOverlapError). Each costs itself alone.
+// (*MappingOverlapError), empty ones (ErrFormat). Each costs itself alone.
 func (p *Process) Warnings() []error {
 	p.warnMu.Lock()
 	defer p.warnMu.Unlock()
@@ -108,19 +111,11 @@ func (p *Process) warn(err error) {
 
 // index sorts maps, drops overlaps and reads build IDs of live modules.
 func (p *Process) index(maps []slide.Module) *procMaps {
-	slices.SortStableFunc(maps, func(a, b slide.Module) int {
-		switch {
-		case a.Start < b.Start:
-			return -1
-		case a.Start > b.Start:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(maps, func(a, b slide.Module) int { return cmp.Compare(a.Start, b.Start) })
 	kept := maps[:0]
 	for _, m := range maps {
 		if m.End != 0 && m.End <= m.Start {
-			p.warn(&MappingOverlapError{Mapping: m, Other: m})
+			p.warn(fmt.Errorf("symbolize: mapping [%#x, %#x) of %q is empty; left out: %w", m.Start, m.End, m.Path, ErrFormat))
 			continue
 		}
 		if n := len(kept); n > 0 && (kept[n-1].End == 0 || kept[n-1].End > m.Start) {

@@ -159,7 +159,7 @@ func TestProcessErrors(t *testing.T) {
 		missing[i].Path = "/nonexistent/libmissing.so"
 	}
 	anon := []slide.Module{{Start: 0x7f5000000000, End: 0x7f5000001000, Perms: "rw-p"}}
-	overlap := []slide.Module{{Start: 0x7f0000000800, End: 0x7f0000002000, Path: lib}}
+	overlap := []slide.Module{{Start: 0x7f0000000800, End: 0x7f0000002000, Path: lib}, {Start: 0x7f6000000000, End: 0x7f6000000000, Path: lib}}
 	var maps []slide.Module
 	for _, m := range [][]slide.Module{good, wrongID, rightID, deleted, missing, anon, overlap} {
 		maps = append(maps, m...)
@@ -170,7 +170,7 @@ func TestProcessErrors(t *testing.T) {
 	}
 	defer p.Close()
 	var oe *MappingOverlapError
-	if w := p.Warnings(); len(w) != 1 || !errors.As(w[0], &oe) || oe.Mapping.Start != 0x7f0000000800 {
+	if w := p.Warnings(); len(w) != 2 || !errors.As(w[0], &oe) || oe.Mapping.Start != 0x7f0000000800 || !errors.Is(w[1], ErrFormat) {
 		t.Fatalf("warnings %v", w)
 	}
 	const text = 0x1100 // inside libcalc's .text
