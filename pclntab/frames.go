@@ -35,10 +35,11 @@ type Frame struct {
 // a function's last instruction, or outside the table). On corrupt data it
 // returns dst unchanged and a *DecodeError.
 //
-// Cost: a binary search of the function table, then a decoding of the
-// function's file, line and inline-index tables from its entry up to pc,
-// repeated at each inlined call's site. No allocation beyond dst's growth
-// (and the first use of each name and file, which is interned).
+// Cost: on a function's first lookup, a decoding of its file, line and
+// inline-index tables whole into runs, cached (Table); then, and on every
+// later lookup, a binary search of the function table and of the runs,
+// and one step per inlined call. No allocation beyond dst's growth once
+// the function is decoded.
 func (t *Table) AppendFrames(dst []Frame, pc uint64) ([]Frame, error) {
 	dst, _, _, err := t.AppendFramesRange(dst, pc)
 	return dst, err
@@ -53,93 +54,63 @@ func (t *Table) AppendFrames(dst []Frame, pc uint64) ([]Frame, error) {
 //
 // Cost: as AppendFrames.
 func (t *Table) AppendFramesRange(dst []Frame, pc uint64) (_ []Frame, lo, hi uint64, err error) {
-	lo, hi = pc, pc+1
 	i, ok := t.find(pc)
 	if !ok {
-		return dst, lo, hi, nil
+		return dst, pc, pc + 1, nil
 	}
-	f, err := t.funcAt(i)
+	ft, err := t.funcTable(i)
 	if err != nil {
-		return dst, lo, hi, err
+		return dst, pc, pc + 1, err
 	}
-	end, _ := t.entryAt(i + 1)
+	entry := ft.fn.Entry
+	off := pc - entry
+	if ft.err != nil && off >= uint64(ft.errAt) {
+		return dst, pc, pc + 1, ft.err
+	}
+	k, ok := ft.runAt(off)
+	if !ok || ft.runs[k].line == noLine {
+		return dst, pc, pc + 1, nil
+	}
+	lo, hi = entry+uint64(ft.runs[k].off), entry+uint64(ft.runEnd(k))
 	n := len(dst)
-	var inlTree uint64
-	var haveTree bool
-	fdi := uint8(funcdataInlTree)
-	if t.version == Version12 {
-		fdi = funcdataInlTree12
-	}
-	if t.opts.Memory != nil && f.npcdata > pcdataInlTreeIndex {
-		inlTree, haveTree = t.funcdataAddr(&f, fdi)
-	}
-	cur := pc
 	for depth := 0; ; depth++ {
 		if depth > t.maxDepth {
-			return dst[:n], pc, pc + 1, buf.Errorf(pkg, Section, f.off, buf.ErrLimit, "function at %#x: inline chain deeper than %d frames (a cycle?)", f.entry, t.maxDepth)
+			return dst[:n], pc, pc + 1, buf.Errorf(pkg, Section, t.funcOff(i), buf.ErrLimit, "function at %#x: inline chain deeper than %d frames (a cycle?)", entry, t.maxDepth)
 		}
-		line, llo, lhi, ok, err := t.pcvalueRange(f.pcln, f.entry, end, cur)
-		if err != nil || !ok {
-			if err == nil && depth > 0 {
-				err = buf.Errorf(pkg, Section, f.off, buf.ErrFormat, "function at %#x: no line for inlined call site %#x", f.entry, cur)
+		r := &ft.runs[k]
+		fr := Frame{Line: uint32(max(r.line, 0)), Entry: entry}
+		if r.file >= 0 {
+			fe := &ft.files[r.file]
+			if fe.err != nil {
+				return dst[:n], pc, pc + 1, fe.err
 			}
-			return dst[:n], pc, pc + 1, err
+			fr.File = fe.name
 		}
-		// A table that ends before pc (its value -1 there) holds for pc
-		// alone; no table at all (offset 0) holds everywhere.
-		fileno, flo, fhi, _, err := t.pcvalueRange(f.pcfile, f.entry, end, cur)
-		if f.pcfile == 0 {
-			flo, fhi = f.entry, end
-		}
-		if err != nil {
-			return dst[:n], pc, pc + 1, err
-		}
-		if depth == 0 {
-			lo, hi = max(llo, flo), min(lhi, fhi)
-		}
-		file, err := t.fileName(&f, fileno)
-		if err != nil {
-			return dst[:n], pc, pc + 1, err
-		}
-		ix := int32(-1)
-		if haveTree {
-			var err error
-			var ilo, ihi uint64
-			off := t.pcdataOff(&f, pcdataInlTreeIndex)
-			if ix, ilo, ihi, _, err = t.pcvalueRange(off, f.entry, end, cur); err != nil {
-				return dst[:n], pc, pc + 1, err
+		if r.inl < 0 {
+			if ft.nameErr != nil {
+				return dst[:n], pc, pc + 1, ft.nameErr
 			}
-			if depth == 0 && off != 0 {
-				lo, hi = max(lo, ilo), min(hi, ihi)
-			}
-		}
-		fr := Frame{File: file, Line: uint32(max(line, 0)), Entry: f.entry}
-		if ix < 0 {
-			fr.Function, err = t.funcName(f.nameOff)
-			if err != nil {
-				return dst[:n], pc, pc + 1, err
-			}
-			fr.StartLine = uint32(max(f.startLine, 0))
-			fr.FuncID = f.funcID
+			fr.Function, fr.StartLine, fr.FuncID = ft.fn.Name, ft.fn.StartLine, ft.funcID
 			return append(dst, fr), lo, hi, nil
 		}
-		call, err := t.inlinedCall(inlTree, ix, f.off)
-		if err != nil {
-			return dst[:n], pc, pc + 1, err
+		e := &ft.inl[r.inl]
+		if e.err != nil {
+			return dst[:n], pc, pc + 1, e.err
 		}
-		if fr.Function, err = t.funcName(call.nameOff); err != nil {
-			return dst[:n], pc, pc + 1, err
-		}
-		fr.StartLine = uint32(max(call.startLine, 0))
-		fr.FuncID = call.funcID
-		fr.Inlined = true
+		fr.Function, fr.StartLine, fr.FuncID, fr.Inlined = e.name, e.startLine, e.funcID, true
 		dst = append(dst, fr)
-		next := f.entry + uint64(uint32(call.parentPc))
-		if call.parentPc < 0 || next >= end {
-			return dst[:n], pc, pc + 1, buf.Errorf(pkg, Section, f.off, buf.ErrFormat, "function at %#x: inline tree entry %d: call site %#x outside the function", f.entry, ix, int64(call.parentPc))
-		}
-		cur = next
+		k = int(e.parent)
 	}
+}
+
+// funcOff returns the offset of function i's _func, where errors about it
+// point.
+func (t *Table) funcOff(i int) uint64 {
+	_, off := t.entryAt(i)
+	if t.version != Version12 {
+		off += t.funcdata
+	}
+	return off
 }
 
 // inlined is one inline tree entry.
@@ -175,66 +146,6 @@ func (t *Table) pcdataOff(f *fn, i uint32) uint32 {
 		return 0
 	}
 	return t.u32(f.pcdata + 4*uint64(i))
-}
-
-// pcvalue returns the value that the pc-value table at pctab offset off
-// gives pc, in a function whose code is [entry, end); ok is false when the
-// table ends before pc (or there is none: off 0), and then val is -1. A
-// table that runs past the function's end without covering pc is not
-// followed further.
-//
-// A table is a sequence of (value delta, pc delta) pairs of varints, the
-// value delta zig-zag coded, the pc delta in units of the quantum; the
-// value starts at -1 and the pc at the entry, and a value delta of 0 after
-// the first pair ends the table [runtime/symtab.go step].
-func (t *Table) pcvalue(off uint32, entry, end, pc uint64) (val int32, ok bool, err error) {
-	val, _, _, ok, err = t.pcvalueRange(off, entry, end, pc)
-	return val, ok, err
-}
-
-// pcvalueRange is pcvalue that also returns the run [lo, hi) of addresses
-// around pc that have the same value; [pc, pc+1) when ok is false.
-func (t *Table) pcvalueRange(off uint32, entry, end, pc uint64) (val int32, lo, hi uint64, ok bool, err error) {
-	lo, hi = pc, pc+1
-	if off == 0 {
-		return -1, lo, hi, false, nil
-	}
-	p := t.pctab + uint64(off)
-	data := t.data
-	val = -1
-	cur := entry
-	for first := true; ; first = false {
-		uv, np, err := t.varint(data, p)
-		if err != nil {
-			return -1, pc, pc + 1, false, err
-		}
-		if uv == 0 && !first {
-			return -1, pc, pc + 1, false, nil
-		}
-		p = np
-		if uv&1 != 0 {
-			uv = ^(uv >> 1)
-		} else {
-			uv >>= 1
-		}
-		val += int32(uv)
-		d, np, err := t.varint(data, p)
-		if err != nil {
-			return -1, pc, pc + 1, false, err
-		}
-		p = np
-		start := cur
-		cur += uint64(d) * uint64(t.quantum)
-		if pc < cur {
-			if pc < start {
-				return val, pc, pc + 1, true, nil // pc before entry
-			}
-			return val, start, cur, true, nil
-		}
-		if cur >= end {
-			return -1, pc, pc + 1, false, nil
-		}
-	}
 }
 
 // varint reads the runtime's unsigned varint (at most 5 bytes for 32

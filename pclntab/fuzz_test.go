@@ -42,8 +42,8 @@ func checkErr(t *testing.T, err error) {
 
 // exercise looks up a few addresses of every function (up to a bound) and
 // checks that nothing but *DecodeError comes back.
-func exercise(t *testing.T, tab *Table, maxFuncs int) {
-	var frames []Frame
+func exercise(t *testing.T, tab, ref *Table, maxFuncs int) {
+	var frames, want []Frame
 	for i := 0; i < min(tab.NumFuncs(), maxFuncs); i++ {
 		f, err := tab.Func(i)
 		checkErr(t, err)
@@ -54,6 +54,12 @@ func exercise(t *testing.T, tab *Table, maxFuncs int) {
 			checkErr(t, err)
 			if err != nil && len(frames) != 0 {
 				t.Fatalf("%#x: frames %v with error %v", pc, frames, err)
+			}
+			// Where both decoders answer, they agree.
+			want, _, _, lerr := ref.appendFramesLazy(want[:0], pc)
+			checkErr(t, lerr)
+			if err == nil && lerr == nil && len(frames) > 0 && len(want) > 0 && !slices.Equal(frames, want) {
+				t.Fatalf("%#x: %v, decoding from the entry %v", pc, frames, want)
 			}
 			_, _, err = tab.LookupFunc(pc)
 			checkErr(t, err)
@@ -75,7 +81,8 @@ func FuzzTable(f *testing.F) {
 		tab, err := New(data, fuzzOptions(data))
 		checkErr(t, err)
 		if err == nil {
-			exercise(t, tab, 64)
+			ref, _ := New(data, fuzzOptions(data))
+			exercise(t, tab, ref, 64)
 		}
 		if off, ok := Find(data); ok {
 			if _, err := New(data[off:], nil); err != nil {
@@ -86,16 +93,26 @@ func FuzzTable(f *testing.F) {
 }
 
 // TestFixtureTables checks every fixture's table whole, each function's
-// every byte, with nothing but answers; and that the range
-// AppendFramesRange returns holds pc's answer at every address in it.
+// every byte (every 7th function's under -race or -short), with nothing
+// but answers; that the range AppendFramesRange returns holds pc's answer
+// at every address in it; and that the answers are those of the decoder
+// that reads the tables from the function's entry at each lookup
+// (appendFramesLazy).
 func TestFixtureTables(t *testing.T) {
+	funcStep := 1
+	if raceEnabled || testing.Short() {
+		funcStep = 7
+	}
 	for _, p := range fixtures(t) {
 		t.Run(filepath.Base(p), func(t *testing.T) {
 			im := openImage(t, p)
 			tab := openTable(t, im)
-			var frames, at []Frame
+			// The lazy decoder's table: another cache, and the same
+			// bytes.
+			ref := openTable(t, im)
+			var frames, at, want []Frame
 			n, inl, lookups := 0, 0, 0
-			for i := 0; i < tab.NumFuncs(); i++ {
+			for i := 0; i < tab.NumFuncs(); i += funcStep {
 				fn, err := tab.Func(i)
 				if err != nil {
 					t.Fatal(err)
@@ -114,6 +131,9 @@ func TestFixtureTables(t *testing.T) {
 					}
 					if at, err = tab.AppendFrames(at[:0], pc); err != nil || !slices.Equal(at, frames) {
 						t.Fatalf("%#x in [%#x, %#x): %v, the range's answer %v (%v)", pc, lo, hi, at, frames, err)
+					}
+					if want, _, _, err = ref.appendFramesLazy(want[:0], pc); err != nil || !slices.Equal(at, want) {
+						t.Fatalf("%s+%#x: %v, decoding from the entry %v (%v)", fn.Name, pc-fn.Entry, at, want, err)
 					}
 					n++
 					if len(frames) > 1 {

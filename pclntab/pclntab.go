@@ -120,8 +120,9 @@ type Options struct {
 
 // Table is a decoded table header over the table's bytes, which it
 // aliases and never modifies. A Table is safe for concurrent use: lookups
-// decode what they need from the bytes, and the only shared state is the
-// cache of strings handed out, under a lock.
+// decode a function's tables on its first lookup into a cache that later
+// lookups read without locks (bounded: see funcTable), and strings handed
+// out are interned under a lock.
 type Table struct {
 	data    []byte
 	order   binary.ByteOrder
@@ -142,6 +143,8 @@ type Table struct {
 
 	mu      sync.RWMutex
 	strings map[uint64]string // data offset -> string, for names and files
+
+	cache cache // functions decoded on first use (functable.go)
 }
 
 // New decodes the header of the table that data begins with. data may run
@@ -552,29 +555,32 @@ func (t *Table) Func(i int) (Func, error) {
 // ELF symbols give those markers one byte, and what follows up to the
 // next function is alignment padding.
 //
-// Cost: a binary search of the function table, a decoding of the
-// function's line table up to pc, and one string look-up.
+// Cost: a binary search of the function table and of the function's
+// runs (its tables are decoded on its first lookup, see AppendFrames).
 func (t *Table) LookupFunc(pc uint64) (Func, bool, error) {
 	i, ok := t.find(pc)
 	if !ok {
 		return Func{}, false, nil
 	}
-	f, err := t.funcAt(i)
+	ft, err := t.funcTable(i)
 	if err != nil {
 		return Func{}, false, err
 	}
-	end, _ := t.entryAt(i + 1)
-	if f.pcln == 0 && pc != f.entry {
-		return Func{}, false, nil
-	}
-	if f.pcln != 0 {
-		if _, ok, err := t.pcvalue(f.pcln, f.entry, end, pc); err != nil || !ok {
-			return Func{}, false, err
+	if !ft.lines {
+		if pc != ft.fn.Entry {
+			return Func{}, false, nil
+		}
+	} else {
+		off := pc - ft.fn.Entry
+		if ft.err != nil && off >= uint64(ft.errAt) {
+			return Func{}, false, ft.err
+		}
+		if k, ok := ft.runAt(off); !ok || ft.runs[k].line == noLine {
+			return Func{}, false, nil
 		}
 	}
-	fn, err := t.Func(i)
-	if err != nil {
-		return Func{}, false, err
+	if ft.nameErr != nil {
+		return Func{}, false, ft.nameErr
 	}
-	return fn, true, nil
+	return ft.fn, true, nil
 }

@@ -1,0 +1,335 @@
+package pclntab
+
+import (
+	"math"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/symbolize-go/symbolize/internal/buf"
+)
+
+// A function's file, line and inline-index tables are decoded once, on
+// its first lookup, into a funcTable: the runs of addresses where all
+// three keep their values, with the files and inline tree entries they
+// name resolved. Lookups then binary-search the runs and follow the
+// inline chain from run to run, without decoding again and without locks.
+
+// noLine is the line of a run where the line table has ended (as opposed
+// to a line of -1, which a table may give).
+const noLine = math.MinInt32
+
+// run is the addresses [off, next run's off) from the function's entry.
+type run struct {
+	off  uint32
+	line int32 // noLine: the line table gives none
+	file int32 // index into funcTable.files; -1: no file
+	inl  int32 // index into funcTable.inl; -1: the physical function
+}
+
+type fileEntry struct {
+	name string
+	err  error
+}
+
+// inlEntry is one inline tree entry that a run names, resolved.
+type inlEntry struct {
+	name      string
+	startLine uint32
+	funcID    uint8
+	parent    int32 // the run holding the call site (when err is nil)
+	err       error
+}
+
+// funcTable is one function decoded.
+type funcTable struct {
+	fn      Func
+	nameErr error
+	funcID  uint8
+	lines   bool // the function has a line table
+	runs    []run
+	limit   uint32 // runs cover [0, limit) from the entry
+	errAt   uint32 // at and after this offset every lookup fails with err
+	err     error
+	files   []fileEntry
+	inl     []inlEntry
+	size    int // bytes held, for the cache's budget
+}
+
+// runAt returns the index of the run holding offset off, ok false past
+// the runs.
+func (ft *funcTable) runAt(off uint64) (int, bool) {
+	if off >= uint64(ft.limit) || len(ft.runs) == 0 {
+		return 0, false
+	}
+	o := uint32(off)
+	lo, hi := 0, len(ft.runs)
+	for hi-lo > 1 {
+		m := int(uint(lo+hi) >> 1)
+		if ft.runs[m].off <= o {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	return lo, true
+}
+
+// runEnd returns the end offset of run k.
+func (ft *funcTable) runEnd(k int) uint32 {
+	if k+1 < len(ft.runs) {
+		return ft.runs[k+1].off
+	}
+	return ft.limit
+}
+
+// cache holds the decoded functions: a slot per function, filled on first
+// use, read without locks. The bytes held are bounded by cacheBudget; when
+// a new function would exceed it, every slot is emptied (functions are
+// decoded again on their next use).
+type cache struct {
+	once   sync.Once
+	slots  []atomic.Pointer[funcTable]
+	mu     sync.Mutex
+	used   int
+	budget int
+}
+
+// cacheBudget returns the bytes the decoded functions of a table of n
+// bytes may hold: 4n and 1 MiB more. Decoded runs take about 16 bytes
+// for each 2 to 3 bytes of the file, line and inline-index tables, which
+// take less than half of a table (cmd/go's take 27%).
+func cacheBudget(n int) int { return 4*n + 1<<20 }
+
+// funcTable returns function i decoded, from the cache or decoded now.
+func (t *Table) funcTable(i int) (*funcTable, error) {
+	c := &t.cache
+	c.once.Do(func() {
+		c.slots = make([]atomic.Pointer[funcTable], t.nfunc)
+		c.budget = cacheBudget(len(t.data))
+	})
+	if ft := c.slots[i].Load(); ft != nil {
+		return ft, nil
+	}
+	ft, err := t.decodeFunc(i)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old := c.slots[i].Load(); old != nil {
+		return old, nil // decoded meanwhile by another lookup
+	}
+	if c.used+ft.size > c.budget {
+		for j := range c.slots {
+			c.slots[j].Store(nil)
+		}
+		c.used = 0
+	}
+	c.used += ft.size
+	c.slots[i].Store(ft)
+	return ft, nil
+}
+
+// segment is a run of one pc-value table: [start, next start) has val.
+type segment struct {
+	start uint32
+	val   int32
+}
+
+// stream is one pc-value table of a function decoded: segments covering
+// [0, covered) from the entry; past it the table has ended (with err nil:
+// its value is -1, and the line table gives none) or is corrupt (err).
+type stream struct {
+	segs    []segment
+	covered uint32
+	err     error
+	ix      int // of the next segment, while merging
+}
+
+// decodeStream decodes the pc-value table at pctab offset off of a
+// function whose code is [entry, entry+size). A table runs from the entry;
+// a pair of it is read while its start lies before the function's end.
+//
+// A table is a sequence of (value delta, pc delta) pairs of varints, the
+// value delta zig-zag coded, the pc delta in units of the quantum; the
+// value starts at -1 and the pc at the entry, and a value delta of 0 after
+// the first pair ends the table [runtime/symtab.go step].
+func (t *Table) decodeStream(off uint32, size uint32) stream {
+	var s stream
+	if off == 0 {
+		return s
+	}
+	p := t.pctab + uint64(off)
+	val := int32(-1)
+	var cur uint64
+	for first := true; cur < uint64(size); first = false {
+		uv, np, err := t.varint(t.data, p)
+		if err != nil {
+			s.err = err
+			break
+		}
+		if uv == 0 && !first {
+			break
+		}
+		p = np
+		if uv&1 != 0 {
+			uv = ^(uv >> 1)
+		} else {
+			uv >>= 1
+		}
+		val += int32(uv)
+		d, np, err := t.varint(t.data, p)
+		if err != nil {
+			s.err = err
+			break
+		}
+		p = np
+		next := min(cur+uint64(d)*uint64(t.quantum), uint64(size))
+		if next > cur {
+			if n := len(s.segs); n > 0 && s.segs[n-1].val == val {
+				// The same value again: one segment.
+			} else {
+				s.segs = append(s.segs, segment{uint32(cur), val})
+			}
+		}
+		cur = next
+	}
+	s.covered = uint32(cur)
+	return s
+}
+
+// valueAt returns s's value at offset pos (advancing s.ix, pos never
+// decreasing), ok false past its coverage, and where the value next
+// changes.
+func (s *stream) valueAt(pos uint32) (val int32, ok bool, next uint32) {
+	if pos >= s.covered {
+		return -1, false, math.MaxUint32
+	}
+	for s.ix+1 < len(s.segs) && s.segs[s.ix+1].start <= pos {
+		s.ix++
+	}
+	next = s.covered
+	if s.ix+1 < len(s.segs) {
+		next = s.segs[s.ix+1].start
+	}
+	return s.segs[s.ix].val, true, next
+}
+
+// decodeFunc decodes function i's tables.
+func (t *Table) decodeFunc(i int) (*funcTable, error) {
+	f, err := t.funcAt(i)
+	if err != nil {
+		return nil, err
+	}
+	end, _ := t.entryAt(i + 1)
+	ft := &funcTable{funcID: f.funcID, lines: f.pcln != 0}
+	ft.fn = Func{Entry: f.entry, End: end, StartLine: uint32(max(f.startLine, 0)), Index: i}
+	ft.fn.Name, ft.nameErr = t.funcName(f.nameOff)
+	// A corrupt table's entries may be out of order or far apart: its
+	// functions answer for the first 4 GiB of their code.
+	var size uint32
+	if end > f.entry {
+		size = uint32(min(end-f.entry, math.MaxUint32))
+	}
+	lines := t.decodeStream(f.pcln, size)
+	var files stream
+	if f.pcfile != 0 {
+		files = t.decodeStream(f.pcfile, size)
+	} else {
+		// No file table: no file everywhere.
+		files = stream{segs: []segment{{0, -1}}, covered: size}
+	}
+	var inls stream
+	var inlTree uint64
+	haveTree := false
+	if t.opts.Memory != nil && f.npcdata > pcdataInlTreeIndex {
+		fdi := uint8(funcdataInlTree)
+		if t.version == Version12 {
+			fdi = funcdataInlTree12
+		}
+		inlTree, haveTree = t.funcdataAddr(&f, fdi)
+	}
+	if off := t.pcdataOff(&f, pcdataInlTreeIndex); haveTree && off != 0 {
+		inls = t.decodeStream(off, size)
+	} else {
+		inls = stream{segs: []segment{{0, -1}}, covered: size}
+	}
+	// Where the first corrupt table's coverage ends, every lookup fails.
+	ft.errAt = size
+	for _, s := range []*stream{&lines, &files, &inls} {
+		if s.err != nil && (ft.err == nil || s.covered < ft.errAt) {
+			ft.errAt, ft.err = s.covered, s.err
+		}
+	}
+	ft.limit = ft.errAt
+	fileIx := make(map[int32]int32)
+	inlIx := make(map[int32]int32)
+	var inlVals []int32
+	for pos := uint32(0); pos < ft.limit; {
+		line, lok, ln := lines.valueAt(pos)
+		if !lok {
+			line = noLine
+		}
+		fileno, _, fn := files.valueAt(pos)
+		ix, _, in := inls.valueAt(pos)
+		r := run{off: pos, line: line, file: -1, inl: -1}
+		if fileno >= 0 {
+			k, ok := fileIx[fileno]
+			if !ok {
+				k = int32(len(ft.files))
+				fileIx[fileno] = k
+				name, err := t.fileName(&f, fileno)
+				ft.files = append(ft.files, fileEntry{name, err})
+			}
+			r.file = k
+		}
+		if ix >= 0 {
+			k, ok := inlIx[ix]
+			if !ok {
+				k = int32(len(inlVals))
+				inlIx[ix] = k
+				inlVals = append(inlVals, ix)
+			}
+			r.inl = k
+		}
+		if n := len(ft.runs); n > 0 && ft.runs[n-1].line == r.line && ft.runs[n-1].file == r.file && ft.runs[n-1].inl == r.inl {
+			// The same answer as the run before: one run.
+		} else {
+			ft.runs = append(ft.runs, r)
+		}
+		pos = min(ln, fn, in, ft.limit)
+	}
+	ft.inl = make([]inlEntry, len(inlVals))
+	for k, ix := range inlVals {
+		e := &ft.inl[k]
+		call, err := t.inlinedCall(inlTree, ix, f.off)
+		if err != nil {
+			e.err = err
+			continue
+		}
+		if e.name, err = t.funcName(call.nameOff); err != nil {
+			e.err = err
+			continue
+		}
+		e.startLine, e.funcID = uint32(max(call.startLine, 0)), call.funcID
+		site := uint64(uint32(call.parentPc))
+		if call.parentPc < 0 || f.entry+site >= end {
+			e.err = buf.Errorf(pkg, Section, f.off, buf.ErrFormat, "function at %#x: inline tree entry %d: call site %#x outside the function", f.entry, ix, int64(call.parentPc))
+			continue
+		}
+		if site >= uint64(ft.errAt) && ft.err != nil {
+			e.err = ft.err
+			continue
+		}
+		p, ok := ft.runAt(site)
+		if !ok || ft.runs[p].line == noLine {
+			e.err = buf.Errorf(pkg, Section, f.off, buf.ErrFormat, "function at %#x: no line for inlined call site %#x", f.entry, f.entry+site)
+			continue
+		}
+		e.parent = int32(p)
+	}
+	ft.size = int(unsafe.Sizeof(*ft)) + cap(ft.runs)*int(unsafe.Sizeof(run{})) +
+		len(ft.files)*int(unsafe.Sizeof(fileEntry{})) + len(ft.inl)*int(unsafe.Sizeof(inlEntry{}))
+	return ft, nil
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package pclntab
+
+const raceEnabled = false
