@@ -233,7 +233,8 @@ func (b *Binary) pcln() *pclnState { return b.src.(pclnSource).pcln() }
 // "·" (runtime.Frame.Function and DWARF have it). Rewritten names are
 // made once per name.
 func (st *pclnState) symbolName(name string) string {
-	if !strings.Contains(name, "·") {
+	// "·" is 0xc2 0xb7: IndexByte (vectorized) rules most names out.
+	if i := strings.IndexByte(name, 0xb7); i < 1 || !strings.Contains(name[i-1:], "·") {
 		return name
 	}
 	return st.intern(&st.symNames, name, func(n string) string { return strings.ReplaceAll(n, "·", ".") })

@@ -54,12 +54,8 @@ func (t *Table) AppendFrames(dst []Frame, pc uint64) ([]Frame, error) {
 //
 // Cost: as AppendFrames.
 func (t *Table) AppendFramesRange(dst []Frame, pc uint64) (_ []Frame, lo, hi uint64, err error) {
-	i, ok := t.find(pc)
+	ft, ok, err := t.lookup(pc)
 	if !ok {
-		return dst, pc, pc + 1, nil
-	}
-	ft, err := t.funcTable(i)
-	if err != nil {
 		return dst, pc, pc + 1, err
 	}
 	entry := ft.fn.Entry
@@ -71,11 +67,11 @@ func (t *Table) AppendFramesRange(dst []Frame, pc uint64) (_ []Frame, lo, hi uin
 	if !ok || ft.runs[k].line == noLine {
 		return dst, pc, pc + 1, nil
 	}
-	lo, hi = entry+uint64(ft.runs[k].off), entry+uint64(ft.runEnd(k))
+	lo, hi = entry+uint64(ft.offs[k]), entry+uint64(ft.runEnd(k))
 	n := len(dst)
 	for depth := 0; ; depth++ {
 		if depth > t.maxDepth {
-			return dst[:n], pc, pc + 1, buf.Errorf(pkg, Section, t.funcOff(i), buf.ErrLimit, "function at %#x: inline chain deeper than %d frames (a cycle?)", entry, t.maxDepth)
+			return dst[:n], pc, pc + 1, buf.Errorf(pkg, Section, t.funcOff(ft.fn.Index), buf.ErrLimit, "function at %#x: inline chain deeper than %d frames (a cycle?)", entry, t.maxDepth)
 		}
 		r := &ft.runs[k]
 		fr := Frame{Line: uint32(max(r.line, 0)), Entry: entry}

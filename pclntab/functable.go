@@ -19,9 +19,9 @@ import (
 // to a line of -1, which a table may give).
 const noLine = math.MinInt32
 
-// run is the addresses [off, next run's off) from the function's entry.
+// run is the answer of the addresses [offs[k], offs[k+1]) from the
+// function's entry (funcTable.offs: apart, for a denser search).
 type run struct {
-	off  uint32
 	line int32 // noLine: the line table gives none
 	file int32 // index into funcTable.files; -1: no file
 	inl  int32 // index into funcTable.inl; -1: the physical function
@@ -46,7 +46,8 @@ type funcTable struct {
 	fn      Func
 	nameErr error
 	funcID  uint8
-	lines   bool // the function has a line table
+	lines   bool     // the function has a line table
+	offs    []uint32 // each run's first address, from the entry
 	runs    []run
 	limit   uint32 // runs cover [0, limit) from the entry
 	errAt   uint32 // at and after this offset every lookup fails with err
@@ -59,14 +60,15 @@ type funcTable struct {
 // runAt returns the index of the run holding offset off, ok false past
 // the runs.
 func (ft *funcTable) runAt(off uint64) (int, bool) {
-	if off >= uint64(ft.limit) || len(ft.runs) == 0 {
+	if off >= uint64(ft.limit) || len(ft.offs) == 0 {
 		return 0, false
 	}
 	o := uint32(off)
-	lo, hi := 0, len(ft.runs)
+	offs := ft.offs
+	lo, hi := 0, len(offs)
 	for hi-lo > 1 {
 		m := int(uint(lo+hi) >> 1)
-		if ft.runs[m].off <= o {
+		if offs[m] <= o {
 			lo = m
 		} else {
 			hi = m
@@ -77,8 +79,8 @@ func (ft *funcTable) runAt(off uint64) (int, bool) {
 
 // runEnd returns the end offset of run k.
 func (ft *funcTable) runEnd(k int) uint32 {
-	if k+1 < len(ft.runs) {
-		return ft.runs[k+1].off
+	if k+1 < len(ft.offs) {
+		return ft.offs[k+1]
 	}
 	return ft.limit
 }
@@ -90,9 +92,112 @@ func (ft *funcTable) runEnd(k int) uint32 {
 type cache struct {
 	once   sync.Once
 	slots  []atomic.Pointer[funcTable]
+	index  funcIndex
 	mu     sync.Mutex
 	used   int
 	budget int
+}
+
+// funcIndex finds functions by address without reading the function
+// table: the entries as offsets from the first, and for each bucket of
+// 1<<shift bytes the function holding the bucket's first address, so that
+// a lookup searches the few functions between two buckets' (the runtime's
+// findfunctab does the same). It is built only for a table whose entries
+// are sorted and span less than 4 GiB (every valid one); else ok is false
+// and lookups search the function table.
+type funcIndex struct {
+	ok      bool
+	base    uint64
+	entries []uint32 // nfunc+1: the last is the end of the last function
+	shift   uint
+	buckets []uint32
+}
+
+// buildIndex builds t's funcIndex: 4 bytes per function and about as many
+// per function again for the buckets.
+func (t *Table) buildIndex() funcIndex {
+	var x funcIndex
+	if t.nfunc == 0 {
+		return x
+	}
+	x.base, _ = t.entryAt(0)
+	x.entries = make([]uint32, t.nfunc+1)
+	prev := x.base
+	for i := 0; i <= t.nfunc; i++ {
+		e, _ := t.entryAt(i)
+		if e < prev || e-x.base > math.MaxUint32 {
+			return funcIndex{}
+		}
+		x.entries[i], prev = uint32(e-x.base), e
+	}
+	span := uint64(x.entries[t.nfunc])
+	// Buckets at most twice the functions, and at least 16 bytes.
+	x.shift = 4
+	for span>>x.shift > 2*uint64(t.nfunc)+1 {
+		x.shift++
+	}
+	x.buckets = make([]uint32, span>>x.shift+2)
+	f := 0
+	for b := range x.buckets {
+		start := uint64(b) << x.shift
+		for f+1 < t.nfunc && uint64(x.entries[f+1]) <= start {
+			f++
+		}
+		x.buckets[b] = uint32(f)
+	}
+	x.ok = true
+	return x
+}
+
+// find returns the index of the function whose [entry, next entry) holds
+// pc.
+func (x *funcIndex) find(pc uint64) (int, bool) {
+	off := pc - x.base
+	if pc < x.base || off >= uint64(x.entries[len(x.entries)-1]) {
+		return 0, false
+	}
+	o := uint32(off)
+	b := off >> x.shift
+	lo, hi := int(x.buckets[b]), int(x.buckets[b+1])+1
+	hi = min(hi, len(x.entries)-1)
+	// The largest i in [lo, hi) with entries[i] <= o.
+	for hi-lo > 1 {
+		m := int(uint(lo+hi) >> 1)
+		if x.entries[m] <= o {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	return lo, true
+}
+
+// init makes the cache's slots and index on first use.
+func (t *Table) initCache() *cache {
+	c := &t.cache
+	c.once.Do(func() {
+		c.slots = make([]atomic.Pointer[funcTable], t.nfunc)
+		c.budget = cacheBudget(len(t.data))
+		c.index = t.buildIndex()
+	})
+	return c
+}
+
+// lookup returns the function holding pc, decoded; ok false when none
+// does.
+func (t *Table) lookup(pc uint64) (_ *funcTable, ok bool, err error) {
+	c := t.initCache()
+	var i int
+	if c.index.ok {
+		i, ok = c.index.find(pc)
+	} else {
+		i, ok = t.find(pc)
+	}
+	if !ok {
+		return nil, false, nil
+	}
+	ft, err := t.funcTable(i)
+	return ft, err == nil, err
 }
 
 // cacheBudget returns the bytes the decoded functions of a table of n
@@ -103,11 +208,7 @@ func cacheBudget(n int) int { return 4*n + 1<<20 }
 
 // funcTable returns function i decoded, from the cache or decoded now.
 func (t *Table) funcTable(i int) (*funcTable, error) {
-	c := &t.cache
-	c.once.Do(func() {
-		c.slots = make([]atomic.Pointer[funcTable], t.nfunc)
-		c.budget = cacheBudget(len(t.data))
-	})
+	c := t.initCache()
 	if ft := c.slots[i].Load(); ft != nil {
 		return ft, nil
 	}
@@ -273,7 +374,7 @@ func (t *Table) decodeFunc(i int) (*funcTable, error) {
 		}
 		fileno, _, fn := files.valueAt(pos)
 		ix, _, in := inls.valueAt(pos)
-		r := run{off: pos, line: line, file: -1, inl: -1}
+		r := run{line: line, file: -1, inl: -1}
 		if fileno >= 0 {
 			k, ok := fileIx[fileno]
 			if !ok {
@@ -297,6 +398,7 @@ func (t *Table) decodeFunc(i int) (*funcTable, error) {
 			// The same answer as the run before: one run.
 		} else {
 			ft.runs = append(ft.runs, r)
+			ft.offs = append(ft.offs, pos)
 		}
 		pos = min(ln, fn, in, ft.limit)
 	}
@@ -329,7 +431,7 @@ func (t *Table) decodeFunc(i int) (*funcTable, error) {
 		}
 		e.parent = int32(p)
 	}
-	ft.size = int(unsafe.Sizeof(*ft)) + cap(ft.runs)*int(unsafe.Sizeof(run{})) +
+	ft.size = int(unsafe.Sizeof(*ft)) + cap(ft.runs)*int(unsafe.Sizeof(run{})) + 4*cap(ft.offs) +
 		len(ft.files)*int(unsafe.Sizeof(fileEntry{})) + len(ft.inl)*int(unsafe.Sizeof(inlEntry{}))
 	return ft, nil
 }

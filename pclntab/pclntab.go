@@ -558,12 +558,8 @@ func (t *Table) Func(i int) (Func, error) {
 // Cost: a binary search of the function table and of the function's
 // runs (its tables are decoded on its first lookup, see AppendFrames).
 func (t *Table) LookupFunc(pc uint64) (Func, bool, error) {
-	i, ok := t.find(pc)
+	ft, ok, err := t.lookup(pc)
 	if !ok {
-		return Func{}, false, nil
-	}
-	ft, err := t.funcTable(i)
-	if err != nil {
 		return Func{}, false, err
 	}
 	if !ft.lines {
