@@ -189,7 +189,7 @@ func buildChains(d *dwinfo.Data, u *dwinfo.Unit, lt *linetable.Table, opts *Opti
 	}
 	// The builder's slices are scratch: the Index gets exact-size copies.
 	ix := &Index{lt: lt, files: b.own.paths, fileOK: b.own.ok}
-	ix.nodes, ix.strs = slices.Clone(b.nodes), slices.Clone(b.strList)
+	ix.nodes, ix.strs = slices.Clone(b.nodes), slices.Clone(b.strs.list)
 	ix.lo, ix.hi, ix.node = b.m.columns()
 	return ix, err
 }

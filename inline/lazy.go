@@ -65,11 +65,10 @@ type lazyIndex struct {
 
 	mu sync.Mutex // held while a tree is read; guards the fields below
 	// The strings of every tree read, interned once; each tree's chains
-	// hold a prefix of strList.
-	strs    map[string]uint32
-	strList []string
-	others  map[uint64]*unitInfo
-	nodes   int
+	// hold a prefix of strs.list.
+	strs   *strTable
+	others map[uint64]*unitInfo
+	nodes  int
 	// recs keeps the recs of the DIEs that references led to outside
 	// the trees read (abstract origins, declarations, other units), by
 	// offset: most trees refer to the same few.
@@ -105,7 +104,7 @@ type root struct {
 // when u needs the whole-unit walk.
 func buildLazy(d *dwinfo.Data, u *dwinfo.Unit, lt *linetable.Table, opts *Options) (_ *Index, _ error, ok bool) {
 	lz := &lazyIndex{d: d, u: u, lt: lt, opts: *opts, stopAt: ^uint64(0),
-		strs: map[string]uint32{"": 0}, strList: []string{""}, others: map[uint64]*unitInfo{},
+		strs: newStrTable(), others: map[uint64]*unitInfo{},
 		recs: map[uint64]cachedRec{}}
 	// The scan marks no DIEs and reads no names: no bitmap, no strings.
 	b := newBuilderAt(d, u, lt, opts, u.DIEOffset, u.DIEOffset, nil)
@@ -368,7 +367,7 @@ func (lz *lazyIndex) tree(r int32) *chains {
 	escaped := b.escapes()
 	c := &chains{nodes: slices.Clone(b.nodes)}
 	c.lo, c.hi, c.node = b.m.columns()
-	lz.strs, lz.strList, lz.others = b.strs, b.strList, b.others
+	lz.strs, lz.others = b.strs, b.others
 	for off, i := range b.recIdx {
 		c := cachedRec{ok: i >= 0}
 		if c.ok {
@@ -376,7 +375,7 @@ func (lz *lazyIndex) tree(r int32) *chains {
 		}
 		lz.recs[off] = c
 	}
-	c.strs = lz.strList[:len(lz.strList):len(lz.strList)]
+	c.strs = lz.strs.list[:len(lz.strs.list):len(lz.strs.list)]
 	b.release()
 	if escaped {
 		lz.escaped.Store(true)

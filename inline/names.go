@@ -46,8 +46,7 @@ type builder struct {
 	// inlineStrs holds the DW_FORM_string values of recs, each after its
 	// length as a uvarint.
 	inlineStrs []byte
-	strs       map[string]uint32 // interned strings, indexes into strList
-	strList    []string
+	strs       *strTable // interned strings
 
 	// skipped lists, in section order, the subtrees the walk jumped over:
 	// a reference into one is checked by decoding the DIE it names.
@@ -57,15 +56,14 @@ type builder struct {
 	work, seen []int32
 
 	// shared is set while the builder expands one function of a lazy
-	// Index: strs, strList and others are then the Index's, kept across
+	// Index: strs and others are then the Index's, kept across
 	// expansions, and release must not keep them.
 	shared bool
 	// lzRecs is the lazy Index's cache of the recs decoded where a
 	// reference led outside the trees read (lazy.go), while shared.
 	lzRecs map[uint64]cachedRec
-	// The builder's own strs, strList and others while shared.
-	ownStrs   map[string]uint32
-	ownList   []string
+	// The builder's own strs and others while shared.
+	ownStrs   *strTable
 	ownOthers map[uint64]*unitInfo
 	// quiet drops the problems noted while set (lazy.go: the function's
 	// own ranges, which the unit's scan reported already).
@@ -80,7 +78,7 @@ type builder struct {
 }
 
 var builderPool = sync.Pool{New: func() any {
-	return &builder{recIdx: make(map[uint64]int32), strs: make(map[string]uint32)}
+	return &builder{recIdx: make(map[uint64]int32), strs: newStrTable()}
 }}
 
 // maxPooledRecs bounds the scratch a pooled builder keeps: one giant unit
@@ -267,10 +265,7 @@ func (b *builder) strVal(v dw.Value) uint64 {
 // newBuilder takes a builder from the pool and readies it for the DIEs of
 // u (see newBuilderAt).
 func newBuilder(d *dwinfo.Data, u *dwinfo.Unit, lt *linetable.Table, opts *Options) *builder {
-	b := newBuilderAt(d, u, lt, opts, u.DIEOffset, u.End, nil)
-	b.strList = append(b.strList, "")
-	b.strs[""] = 0
-	return b
+	return newBuilderAt(d, u, lt, opts, u.DIEOffset, u.End, nil)
 }
 
 // newBuilderAt takes a builder from the pool and readies it for the DIEs
@@ -281,8 +276,8 @@ func newBuilderAt(d *dwinfo.Data, u *dwinfo.Unit, lt *linetable.Table, opts *Opt
 	b := builderPool.Get().(*builder)
 	if lz != nil {
 		b.shared = true
-		b.ownStrs, b.ownList, b.ownOthers = b.strs, b.strList, b.others
-		b.strs, b.strList, b.others = lz.strs, lz.strList, lz.others
+		b.ownStrs, b.ownOthers = b.strs, b.others
+		b.strs, b.others = lz.strs, lz.others
 		b.lzRecs = lz.recs
 	}
 	b.base = base
@@ -315,8 +310,8 @@ func newBuilderAt(d *dwinfo.Data, u *dwinfo.Unit, lt *linetable.Table, opts *Opt
 func (b *builder) release() {
 	if b.shared {
 		b.shared = false
-		b.strs, b.strList, b.others = b.ownStrs, b.ownList, b.ownOthers
-		b.ownStrs, b.ownList, b.ownOthers = nil, nil, nil
+		b.strs, b.others = b.ownStrs, b.ownOthers
+		b.ownStrs, b.ownOthers = nil, nil
 		b.lzRecs = nil
 	}
 	b.quiet, b.inner, b.rootRanges = false, b.inner[:0], b.rootRanges[:0]
@@ -334,9 +329,7 @@ func (b *builder) release() {
 	b.sup.reset()
 	clear(b.recs)
 	b.recs, b.inlineStrs = b.recs[:0], b.inlineStrs[:0]
-	clear(b.strs)
-	clear(b.strList)
-	b.strList = b.strList[:0]
+	b.strs.reset()
 	b.work, b.seen = b.work[:0], b.seen[:0]
 	b.skipped = b.skipped[:0]
 	builderPool.Put(b)
@@ -386,27 +379,10 @@ func (b *builder) ordinal(off uint64) int32 {
 
 // intern returns the index of s in the Build's string table, adding it
 // once: equal names share one string and nodes hold 4-byte indexes.
-func (b *builder) intern(s []byte) uint32 {
-	if v, ok := b.strs[string(s)]; ok {
-		return v
-	}
-	return b.add(string(s))
-}
+func (b *builder) intern(s []byte) uint32 { return b.strs.bytes(s) }
 
 // internString is intern for a string.
-func (b *builder) internString(s string) uint32 {
-	if v, ok := b.strs[s]; ok {
-		return v
-	}
-	return b.add(s)
-}
-
-func (b *builder) add(s string) uint32 {
-	v := uint32(len(b.strList))
-	b.strs[s] = v
-	b.strList = append(b.strList, s)
-	return v
-}
+func (b *builder) internString(s string) uint32 { return b.strs.string(s) }
 
 // resolve fills in the names and start data of every node.
 func (b *builder) resolve() error {

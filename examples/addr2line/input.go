@@ -22,11 +22,11 @@ const (
 // request is one parsed input: what to look up, where, and the text it
 // came from (echoed or quoted when it does not parse).
 type request struct {
-	cmd    command
 	module string
-	addr   uint64 // as written; the lookup subtracts --adjust-vma
-	ok     bool
 	text   string
+	addr   uint64 // as written; the lookup subtracts --adjust-vma
+	cmd    command
+	ok     bool
 }
 
 // delims are the separators llvm-symbolizer accepts between the fields of
