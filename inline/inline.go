@@ -106,7 +106,8 @@ type Frame struct {
 	HasStartAddress bool
 }
 
-// node is one kept subroutine DIE, with everything a frame needs resolved.
+// node is one kept subroutine DIE, with everything a frame needs resolved,
+// in 48 bytes: a template-heavy C++ program keeps hundreds of thousands.
 type node struct {
 	low       uint64
 	parent    int32  // enclosing inlined subroutine or subprogram; -1 ends the chain
@@ -116,9 +117,14 @@ type node struct {
 	startLine uint32
 	// Call site, describing the frame outside this one.
 	callFile, callLine, callCol, callDisc uint32
-	hasLow                                bool
-	die                                   uint64 // the DIE's .debug_info offset (Index.Subroutine)
+	// dieLow is the DIE's offset from its unit's, shifted left once,
+	// with bit 0 set when low is its DW_AT_low_pc (see chains.die; a
+	// unit of 2 GiB or more keeps the offsets in chains.dies instead).
+	dieLow uint32
 }
+
+// hasLow reports whether low is the DIE's DW_AT_low_pc.
+func (nd *node) hasLow() bool { return nd.dieLow&1 != 0 }
 
 // Index answers inline chains for the PCs of one unit. Build it with
 // Build; it is safe for concurrent use (a lazy Index reads a function's
@@ -142,6 +148,19 @@ type chains struct {
 	node  []int32
 	nodes []node
 	strs  []string // interned names and paths; strs[0] is ""
+	// unit is the .debug_info offset of the nodes' unit, which dieLow
+	// counts from; dies is, for a unit of 2 GiB or more, each node's DIE
+	// offset (nil otherwise).
+	unit uint64
+	dies []uint64
+}
+
+// die returns the .debug_info offset of node n's DIE.
+func (c *chains) die(n int32) uint64 {
+	if c.dies != nil {
+		return c.dies[n]
+	}
+	return c.unit + uint64(c.nodes[n].dieLow>>1)
 }
 
 // Len returns the number of kept subroutine DIEs (of a lazy Index, those
@@ -190,8 +209,18 @@ func buildChains(d *dwinfo.Data, u *dwinfo.Unit, lt *linetable.Table, opts *Opti
 	// The builder's slices are scratch: the Index gets exact-size copies.
 	ix := &Index{lt: lt, files: b.own.paths, fileOK: b.own.ok}
 	ix.nodes, ix.strs = slices.Clone(b.nodes), slices.Clone(b.strs.list)
+	ix.unit, ix.dies = u.Offset, b.nodeDies()
 	ix.lo, ix.hi, ix.node = b.m.columns()
 	return ix, err
+}
+
+// nodeDies returns a copy of b.dies for chains.dies: nil unless the unit
+// is big.
+func (b *builder) nodeDies() []uint64 {
+	if !b.bigUnit {
+		return nil
+	}
+	return append(make([]uint64, 0, len(b.dies)), b.dies...)
 }
 
 // pending is a subroutine DIE on the walk's ancestor stack, or one with
@@ -333,10 +362,19 @@ func (b *builder) materialize(stack []pending, i int) int32 {
 		}
 	}
 	p.node = int32(len(b.nodes))
-	b.nodes = append(b.nodes, node{
-		parent: parent, low: p.low, hasLow: p.hasLow, die: p.off,
+	nd := node{
+		parent: parent, low: p.low,
 		callFile: p.call[0], callLine: p.call[1], callCol: p.call[2], callDisc: p.call[3],
-	})
+	}
+	if b.bigUnit {
+		b.dies = append(b.dies, p.off)
+	} else {
+		nd.dieLow = uint32(p.off-b.u.Offset) << 1
+	}
+	if p.hasLow {
+		nd.dieLow |= 1
+	}
+	b.nodes = append(b.nodes, nd)
 	b.nodeRec = append(b.nodeRec, p.rec)
 	return p.node
 }
@@ -580,7 +618,7 @@ func (ix *Index) AppendChainRange(dst []Frame, pc uint64, limit int) (_ []Frame,
 		f := Frame{
 			Name: c.strs[nd.name], ShortName: c.strs[nd.short],
 			StartFile: c.strs[nd.startFile], StartLine: nd.startLine,
-			StartAddress: nd.low, HasStartAddress: nd.hasLow,
+			StartAddress: nd.low, HasStartAddress: nd.hasLow(),
 		}
 		if inner == nil {
 			f.File, f.Line, f.Column, f.Discriminator = loc.File, loc.Line, loc.Column, loc.Discriminator

@@ -365,7 +365,7 @@ func (lz *lazyIndex) tree(r int32) *chains {
 		err = err2
 	}
 	escaped := b.escapes()
-	c := &chains{nodes: slices.Clone(b.nodes)}
+	c := &chains{nodes: slices.Clone(b.nodes), unit: u.Offset, dies: b.nodeDies()}
 	c.lo, c.hi, c.node = b.m.columns()
 	lz.strs, lz.others = b.strs, b.others
 	for off, i := range b.recIdx {

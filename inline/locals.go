@@ -142,7 +142,7 @@ type LocalsOptions struct {
 func (ix *Index) Subroutine(pc uint64) (uint64, bool) {
 	c, _, _ := ix.chainsOf(pc)
 	if n, _, _ := c.find(pc); n >= 0 {
-		return c.nodes[n].die, true
+		return c.die(n), true
 	}
 	return 0, false
 }

@@ -22,7 +22,11 @@ type builder struct {
 	m       omap
 	nodes   []node
 	nodeRec []int32 // rec of each node's DIE (recs index)
-	err     error   // first non-fatal problem
+	// bigUnit is set for a unit of 2 GiB or more, whose DIE offsets do
+	// not fit a node's dieLow: dies holds them, by node.
+	bigUnit bool
+	dies    []uint64
+	err     error // first non-fatal problem
 
 	// starts marks the DIE offsets the walk met (bit off-base), so that a
 	// reference is followed only to a real DIE, as LLVM's getDIEForOffset
@@ -76,6 +80,10 @@ type builder struct {
 	// 0 unknown, 1 true, 2 false.
 	loc []int8
 }
+
+// bigUnitMin is the size from which a unit's nodes keep their DIE offsets
+// in chains.dies (a variable for tests).
+var bigUnitMin uint64 = 1 << 31
 
 var builderPool = sync.Pool{New: func() any {
 	return &builder{recIdx: make(map[uint64]int32), strs: newStrTable()}
@@ -282,6 +290,7 @@ func newBuilderAt(d *dwinfo.Data, u *dwinfo.Unit, lt *linetable.Table, opts *Opt
 	}
 	b.base = base
 	b.d, b.u = d, u
+	b.bigUnit = u.End-u.Offset >= bigUnitMin
 	if opts != nil {
 		b.opts = *opts
 	}
@@ -322,7 +331,7 @@ func (b *builder) release() {
 	}
 	b.d, b.u, b.opts, b.err, b.own = nil, nil, Options{}, nil, fileTable{}
 	b.m.reset()
-	b.nodes, b.nodeRec = b.nodes[:0], b.nodeRec[:0]
+	b.nodes, b.nodeRec, b.dies = b.nodes[:0], b.nodeRec[:0], b.dies[:0]
 	b.starts, b.dieRec = b.starts[:0], b.dieRec[:0]
 	clear(b.others)
 	clear(b.recIdx)

@@ -1,0 +1,64 @@
+package inline
+
+import (
+	"slices"
+	"testing"
+	"unsafe"
+)
+
+func TestNodeSize(t *testing.T) {
+	if s := unsafe.Sizeof(node{}); s != 48 {
+		t.Errorf("node is %d bytes, want 48", s)
+	}
+}
+
+// TestBigUnitDies builds every unit of the fixtures as if it were 2 GiB
+// or more (its DIE offsets in chains.dies), whole and lazy, and requires
+// the answers and subroutines of the usual Index.
+func TestBigUnitDies(t *testing.T) {
+	var checked int
+	for _, path := range fixtures(t) {
+		o, ok := openObject(t, path)
+		if !ok {
+			continue
+		}
+		hs, err := o.d.Headers()
+		if err != nil {
+			continue
+		}
+		for _, h := range hs {
+			u, err := o.d.LoadUnit(h)
+			if err != nil {
+				continue
+			}
+			build := func(lazy bool) *Index {
+				ix, _ := Build(o.d, u, o.table(u), &Options{LineTable: o.table, Lazy: lazy, LazyMinSize: 1})
+				return ix
+			}
+			want := build(false)
+			bigUnitMin = 0
+			big, bigLazy := build(false), build(true)
+			bigUnitMin = 1 << 31
+			if big.dies == nil && len(big.nodes) > 0 {
+				t.Fatalf("%s: unit %#x: no dies built", path, h.Offset)
+			}
+			var a, b []Frame
+			for _, pc := range want.lo {
+				a = want.AppendChain(a[:0], pc)
+				wd, wok := want.Subroutine(pc)
+				for _, ix := range []*Index{big, bigLazy} {
+					b = ix.AppendChain(b[:0], pc)
+					d, ok := ix.Subroutine(pc)
+					if !slices.Equal(a, b) || d != wd || ok != wok {
+						t.Fatalf("%s: unit %#x at %#x: %+v %#x %v, want %+v %#x %v", path, h.Offset, pc, b, d, ok, a, wd, wok)
+					}
+					checked++
+				}
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no address checked")
+	}
+	t.Logf("%d lookups", checked)
+}
