@@ -42,72 +42,180 @@ type Abbrev struct {
 	Code     uint64
 	Tag      Tag
 	Children bool
-	Attrs    []AttrSpec // aliases the table's single spec array
 
-	// The encoded size of the attributes, when every form has a size
-	// fixed by the unit's format: constBytes plus nAddr addresses, nOff
-	// section offsets and nRefAddr DW_FORM_ref_addr values. Skipping such
-	// a DIE is one bounds check instead of a decode per attribute.
-	sized      bool  // all forms fixed-size
-	sib        int16 // index in Attrs of DW_AT_sibling when sized, else -1
-	constBytes uint32
-	nAddr      uint16
-	nOff       uint16
-	nRefAddr   uint16
+	// How EntryReader steps over a DIE's attributes in a unit of the
+	// table's format (AbbrevTable.sizes), compiled once per table: the
+	// fixed-size attributes add up, so the DIE is its ops (each some
+	// fixed bytes, then one value of variable size: a LEB128, a block, a
+	// string, or the DW_AT_sibling to note) and then tail more bytes.
+	// clang writes no variable-size form in most of its DIEs, which are
+	// then one addition. slow: a form only dw.Read can size
+	// (DW_FORM_indirect, an unknown form); such DIEs take the generic
+	// path, as do units of another format than the table's.
+	slow  bool
+	nop   uint16
+	op0   uint32 // ops are AbbrevTable.ops[op0 : op0+nop]
+	tail  uint32
+	Attrs []AttrSpec // aliases the table's single spec array
 }
 
-// size returns the attributes' encoded size in unit u (valid if a.sized).
-func (a *Abbrev) size(u *dw.Unit) uint64 {
-	os := uint64(4)
+// skipOp is one step of an abbreviation's skip program: pre fixed bytes,
+// then one value of the given kind.
+type skipOp struct {
+	pre  uint32
+	kind opKind
+}
+
+type opKind uint8
+
+const (
+	opLEB    opKind = iota // DW_FORM_udata, sdata, strx, addrx, ref_udata, rnglistx, loclistx, GNU_*_index
+	opBlock                // DW_FORM_block, exprloc: ULEB128 length
+	opBlock1               // 1-byte length
+	opBlock2               // 2-byte length
+	opBlock4               // 4-byte length
+	opString               // DW_FORM_string: NUL-terminated
+	opSib1                 // DW_AT_sibling in DW_FORM_ref1 (noted in Entry.sibling)
+	opSib2                 // ref2
+	opSib4                 // ref4
+	opSib8                 // ref8
+	opSibLEB               // ref_udata
+)
+
+// formSizes is what the sizes of fixed-size forms depend on: the address
+// size, the offset size (4 or 8) and DW_FORM_ref_addr's size (the address
+// size in DWARF 2, else the offset size). A table's skip programs hold
+// for one of them.
+type formSizes struct{ addr, off, refAddr uint8 }
+
+func sizesOf(u *dw.Unit) formSizes {
+	s := formSizes{addr: u.AddrSize, off: 4}
 	if u.Dwarf64 {
-		os = 8
+		s.off = 8
 	}
-	ra := os
+	s.refAddr = s.off
 	if u.Version <= 2 {
-		ra = uint64(u.AddrSize)
+		s.refAddr = u.AddrSize
 	}
-	return uint64(a.constBytes) + uint64(a.nAddr)*uint64(u.AddrSize) + uint64(a.nOff)*os + uint64(a.nRefAddr)*ra
+	return s
 }
 
-// classify fills the fixed-size summary of a.
-func (a *Abbrev) classify() {
-	// formBig is no fixed-size form, so its real code does not matter here.
-	a.sized = len(a.Attrs) <= math.MaxInt16
-	a.sib = -1
+// defaultSizes is the format a table is compiled for when parsed without
+// a unit (Data.Abbrevs): DWARF 5, 32-bit offsets, 8-byte addresses.
+var defaultSizes = sizesOf(&dw.Unit{Version: 5, AddrSize: 8})
+
+// compile fills a's skip program for units of t.sizes, appending its ops
+// to t.ops.
+func (t *AbbrevTable) compile(a *Abbrev) {
+	u := dw.Unit{Version: 3, Dwarf64: t.sizes.off == 8, AddrSize: t.sizes.addr}
+	if t.sizes.refAddr != t.sizes.off {
+		u.Version = 2 // ref_addr has the address size
+	}
+	op0 := len(t.ops)
+	var run uint64
+	for _, s := range a.Attrs {
+		f := dw.Form(s.form) // formBig is no known form: slow
+		k := opKind(0xff)
+		if s.Attr == AttrSibling {
+			switch f {
+			case dw.FormRef1:
+				k = opSib1
+			case dw.FormRef2:
+				k = opSib2
+			case dw.FormRef4:
+				k = opSib4
+			case dw.FormRef8:
+				k = opSib8
+			case dw.FormRefUdata:
+				k = opSibLEB
+			}
+		}
+		if k == 0xff {
+			if f == dw.FormFlagPresent || f == dw.FormImplicitConst {
+				continue
+			}
+			if n := fixedSize(f, &u); n != 0 {
+				run += n
+				continue
+			}
+			switch f {
+			case dw.FormUdata, dw.FormSdata, dw.FormStrx, dw.FormAddrx, dw.FormRefUdata, dw.FormRnglistx,
+				dw.FormLoclistx, dw.FormGNUAddrIndex, dw.FormGNUStrIndex:
+				k = opLEB
+			case dw.FormBlock, dw.FormExprloc:
+				k = opBlock
+			case dw.FormBlock1:
+				k = opBlock1
+			case dw.FormBlock2:
+				k = opBlock2
+			case dw.FormBlock4:
+				k = opBlock4
+			case dw.FormString:
+				k = opString
+			default: // indirect, or unknown
+				a.slow = true
+			}
+		}
+		if a.slow || run > math.MaxUint32 || len(t.ops)-op0 == math.MaxUint16 {
+			a.slow = true
+			t.ops = t.ops[:op0]
+			return
+		}
+		t.ops = append(t.ops, skipOp{pre: uint32(run), kind: k})
+		run = 0
+	}
+	if run > math.MaxUint32 || uint64(op0) > math.MaxUint32 {
+		a.slow = true
+		t.ops = t.ops[:op0]
+		return
+	}
+	a.op0, a.nop, a.tail = uint32(op0), uint16(len(t.ops)-op0), uint32(run)
+}
+
+// sized reports whether every attribute of a has a size fixed by the
+// unit's format, with at most one DW_AT_sibling, and returns their total
+// size and the index of that DW_AT_sibling (-1 if none). The generic path
+// (EntryReader.slowStep) reads such DIEs in one skip, and so reports a
+// truncated one as a whole.
+func (a *Abbrev) sized(u *dw.Unit) (size uint64, sib int, ok bool) {
+	if len(a.Attrs) > math.MaxInt16 {
+		return 0, -1, false
+	}
+	sib = -1
 	for i, s := range a.Attrs {
-		if s.Attr == AttrSibling && a.sib < 0 {
-			a.sib = int16(i)
-		} else if s.Attr == AttrSibling {
-			a.sized = false // only the first is recorded: keep the slow path simple
+		if s.Attr == AttrSibling {
+			if sib >= 0 {
+				return 0, -1, false
+			}
+			sib = i
 		}
 		switch f := dw.Form(s.form); f {
-		case dw.FormAddr:
-			a.nAddr++
-		case dw.FormStrp, dw.FormLineStrp, dw.FormSecOffset, dw.FormStrpSup, dw.FormGNURefAlt, dw.FormGNUStrpAlt:
-			a.nOff++
-		case dw.FormRefAddr:
-			a.nRefAddr++
 		case dw.FormFlagPresent, dw.FormImplicitConst:
 		default:
-			n := fixedSize(f, &dw.Unit{})
+			n := fixedSize(f, u)
 			if n == 0 {
-				a.sized = false
+				return 0, -1, false
 			}
-			a.constBytes += uint32(n)
+			size += n
 		}
 	}
-	if !a.sized {
-		a.sib = -1
-	}
+	return size, sib, true
 }
 
 // AbbrevTable is the parsed abbreviation table at one .debug_abbrev offset.
 // It is immutable and shared by every unit that uses that offset.
 type AbbrevTable struct {
-	list     []Abbrev // sorted by Code, stable (the first of duplicates wins, as in LLVM)
-	dense    bool     // list[i].Code == i+1: index directly
+	list  []Abbrev // sorted by Code, stable (the first of duplicates wins, as in LLVM)
+	dense bool     // list[i].Code == i+1: index directly
+	// index is the abbreviation of each code c at index[c-1]: list if
+	// dense, else (for other numberings, which no producer we know
+	// writes, if their codes are not too spread out) a copy with a slow
+	// entry for each missing code. EntryReader finds codes there.
+	index    []Abbrev
 	implicit []int64  // DW_FORM_implicit_const values (AttrSpec.aux)
 	big      []uint64 // form codes above 0xffff (AttrSpec.aux)
+	ops      []skipOp // the abbreviations' skip programs (Abbrev.op0)
+	sizes    formSizes
 }
 
 // Lookup returns the abbreviation with the given code: O(1) for the usual
@@ -136,7 +244,12 @@ func (t *AbbrevTable) Lookup(code uint64) (*Abbrev, bool) {
 
 // Abbrevs returns the abbreviation table at .debug_abbrev offset off,
 // parsing it on first use and caching it (with its error) by offset.
-func (d *Data) Abbrevs(off uint64) (*AbbrevTable, error) {
+func (d *Data) Abbrevs(off uint64) (*AbbrevTable, error) { return d.abbrevsFor(off, defaultSizes) }
+
+// abbrevsFor is Abbrevs, compiling the table's skip programs for units of
+// format sz if this call parses it (in practice every unit that shares a
+// table has one format: the first unit's).
+func (d *Data) abbrevsFor(off uint64, sz formSizes) (*AbbrevTable, error) {
 	d.abbrevMu.Lock()
 	s := d.abbrevs[off]
 	if s == nil {
@@ -144,13 +257,14 @@ func (d *Data) Abbrevs(off uint64) (*AbbrevTable, error) {
 		d.abbrevs[off] = s
 	}
 	d.abbrevMu.Unlock()
-	s.once.Do(func() { s.tab, s.err = parseAbbrevs(d.reader(secAbbrev, d.s.Abbrev), off) })
+	s.once.Do(func() { s.tab, s.err = parseAbbrevs(d.reader(secAbbrev, d.s.Abbrev), off, sz) })
 	return s.tab, s.err
 }
 
 // parseAbbrevs reads declarations until a 0 code or the end of the
-// section (which some producers leave unterminated; LLVM accepts that too).
-func parseAbbrevs(r buf.Reader, off uint64) (*AbbrevTable, error) {
+// section (which some producers leave unterminated; LLVM accepts that too)
+// and compiles their skip programs for units of format sz.
+func parseAbbrevs(r buf.Reader, off uint64, sz formSizes) (*AbbrevTable, error) {
 	r.Seek(off)
 	if r.Err() != nil {
 		return nil, r.Err()
@@ -163,7 +277,7 @@ func parseAbbrevs(r buf.Reader, off uint64) (*AbbrevTable, error) {
 	}
 	var decls []decl
 	var specs []AttrSpec
-	t := &AbbrevTable{}
+	t := &AbbrevTable{sizes: sz}
 	for r.Len() > 0 {
 		declOff := r.Offset()
 		code := r.ULEB()
@@ -214,8 +328,9 @@ func parseAbbrevs(r buf.Reader, off uint64) (*AbbrevTable, error) {
 	t.list = make([]Abbrev, len(decls))
 	for i, dc := range decls {
 		t.list[i] = Abbrev{Code: dc.code, Tag: dc.tag, Children: dc.children, Attrs: specs[dc.start:dc.end:dc.end]}
-		t.list[i].classify()
+		t.compile(&t.list[i])
 	}
+	t.ops = slices.Clip(t.ops)
 	slices.SortStableFunc(t.list, func(a, b Abbrev) int {
 		switch {
 		case a.Code < b.Code:
@@ -231,6 +346,20 @@ func parseAbbrevs(r buf.Reader, off uint64) (*AbbrevTable, error) {
 			t.dense = false
 			break
 		}
+	}
+	t.index = t.list
+	if n := len(t.list); !t.dense && n > 0 && t.list[n-1].Code <= 4*uint64(n)+256 {
+		t.index = make([]Abbrev, t.list[n-1].Code)
+		for i := range t.index {
+			t.index[i].slow = true // codes not in the table: the generic path fails
+		}
+		for i := n - 1; i >= 0; i-- { // the first of duplicates wins
+			if c := t.list[i].Code; c > 0 {
+				t.index[c-1] = t.list[i]
+			}
+		}
+	} else if !t.dense {
+		t.index = nil
 	}
 	return t, nil
 }

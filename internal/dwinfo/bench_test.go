@@ -208,15 +208,15 @@ func BenchmarkParseAbbrevsLarge(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		for _, off := range offs {
-			parseAbbrevs(buf.New(pkg, secAbbrev, data, false), off)
+			parseAbbrevs(buf.New(pkg, secAbbrev, data, false), off, defaultSizes)
 		}
 	}
 	b.ReportMetric(float64(len(offs)), "tables")
 	// What the parsed tables keep.
 	kept := 0
 	for _, off := range offs {
-		t, _ := parseAbbrevs(buf.New(pkg, secAbbrev, data, false), off)
-		kept += int(unsafe.Sizeof(*t)) + cap(t.list)*int(unsafe.Sizeof(Abbrev{})) + 8*(cap(t.implicit)+cap(t.big))
+		t, _ := parseAbbrevs(buf.New(pkg, secAbbrev, data, false), off, defaultSizes)
+		kept += int(unsafe.Sizeof(*t)) + cap(t.list)*int(unsafe.Sizeof(Abbrev{})) + 8*(cap(t.implicit)+cap(t.big)+cap(t.ops))
 		for i := range t.list {
 			kept += len(t.list[i].Attrs) * int(unsafe.Sizeof(AttrSpec{}))
 		}
@@ -226,7 +226,7 @@ func BenchmarkParseAbbrevsLarge(b *testing.B) {
 
 // parseAbbrevsEnd parses the table at off and returns where it ends.
 func parseAbbrevsEnd(r buf.Reader, off uint64) (*AbbrevTable, uint64, error) {
-	t, err := parseAbbrevs(r, off)
+	t, err := parseAbbrevs(r, off, defaultSizes)
 	if err != nil {
 		return nil, 0, err
 	}

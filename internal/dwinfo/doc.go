@@ -25,6 +25,7 @@
 //		rr := u.Ranges(v)               // DW_AT_ranges: .debug_ranges or .debug_rnglists
 //		er.SkipChildren(&e)             // skip e's subtree (DW_AT_sibling when present)
 //	}
+//	er.NextWhere(&e, depth, dwinfo.Tags(t1, t2)) // the next DIE with a tag of the set or depth <= depth
 //	ix := dwinfo.NewIndex(d)            // PC -> unit offset, like llvm-symbolizer 14
 //	off, ok := ix.Lookup(pc)            // O(log n), allocation-free; then d.UnitAt(off)
 //	ar := d.Aranges()                   // raw .debug_aranges tuples

@@ -2,7 +2,9 @@ package dwinfo
 
 import (
 	"bytes"
+	"encoding/binary"
 	"io"
+	"math"
 
 	"github.com/symbolize-go/symbolize/internal/buf"
 	"github.com/symbolize-go/symbolize/internal/dw"
@@ -24,6 +26,7 @@ type Unit struct {
 	d    *Data
 	info []byte // .debug_info, available at least through End
 	tab  *AbbrevTable
+	fast bool // tab's skip programs are for this unit's format
 	form dw.Unit
 	// split: a split unit (LoadSplitUnit), whose DWARF 4 DW_AT_ranges
 	// offsets count from its skeleton's DW_AT_GNU_ranges_base.
@@ -133,11 +136,12 @@ func (d *Data) LoadSplitUnit(h Header, b SplitBases) (*Unit, error) {
 // loadUnit decodes u's unit DIE; split, when not nil, gives the bases of a
 // split unit.
 func (d *Data) loadUnit(u *Unit, split *SplitBases) error {
-	tab, err := d.Abbrevs(u.AbbrevOffset)
+	sz := sizesOf(&u.form)
+	tab, err := d.abbrevsFor(u.AbbrevOffset, sz)
 	if err != nil {
 		return err
 	}
-	u.tab = tab
+	u.tab, u.fast = tab, tab.sizes == sz
 	ri := &u.Root
 	if u.Version >= 5 {
 		hs := 2 * u.offSize() // unit_length + version/padding: 8 or 16
@@ -286,10 +290,24 @@ func (e *Entry) Sibling() uint64 { return e.sibling }
 
 // EntryReader iterates the DIEs of one unit in section order. It is a small
 // value; it allocates nothing.
+//
+// Stepping over a DIE runs its abbreviation's skip program (Abbrev): one
+// bounds check and an addition for a DIE of fixed-size forms, a short
+// loop for the LEB128s, blocks and strings of the others. Anything that
+// program does not cover (a truncated DIE, a long LEB128, an unknown
+// form, a unit whose format is not its table's) goes to slowStep, the
+// generic decoder, which also makes every error.
 type EntryReader struct {
-	u     *Unit
-	r     buf.Reader
-	depth int // depth of the next DIE
+	u        *Unit
+	tab      *AbbrevTable
+	data     []byte // .debug_info up to the unit's end
+	off      int    // next record; len(data) after an error
+	depth    int    // depth of the next DIE
+	mark     int    // the end of the last DIE returned or passed over
+	maxDepth int
+	fast     bool // the table's skip programs hold for this unit
+	big      bool
+	err      error // sticky
 }
 
 // infoReader returns a reader of the unit's bytes, positioned at off.
@@ -308,8 +326,20 @@ func (u *Unit) checkDIE(off uint64) error {
 	return nil
 }
 
+// entries returns a reader at off, within [DIEOffset, End].
+func (u *Unit) entries(off uint64) EntryReader {
+	er := EntryReader{u: u, tab: u.tab, off: int(off), maxDepth: u.d.maxDepth, fast: u.fast, big: u.d.s.BigEndian}
+	if u.End > uint64(len(u.info)) {
+		r := u.infoReader(off) // fails, naming the unit's end
+		er.err, er.off = r.Err(), int(r.Offset())
+		return er
+	}
+	er.data = u.info[:u.End:u.End]
+	return er
+}
+
 // Entries returns a reader positioned at the unit DIE.
-func (u *Unit) Entries() EntryReader { return EntryReader{u: u, r: u.infoReader(u.DIEOffset)} }
+func (u *Unit) Entries() EntryReader { return u.entries(u.DIEOffset) }
 
 // EntriesAt returns a reader positioned at the DIE at absolute offset off,
 // which must lie within the unit's DIEs; depths count from that DIE (0).
@@ -317,7 +347,7 @@ func (u *Unit) EntriesAt(off uint64) (EntryReader, error) {
 	if err := u.checkDIE(off); err != nil {
 		return EntryReader{}, err
 	}
-	return EntryReader{u: u, r: u.infoReader(off)}, nil
+	return u.entries(off), nil
 }
 
 // EntryAt fills e with the DIE at absolute offset off, which must lie
@@ -345,92 +375,372 @@ func (u *Unit) EntryAt(off uint64, e *Entry) error {
 }
 
 // Offset returns the offset of the next record the reader will decode.
-func (er *EntryReader) Offset() uint64 { return er.r.Offset() }
+func (er *EntryReader) Offset() uint64 { return uint64(er.off) }
 
 // Next fills e with the next DIE, skipping null entries (whose only effect
 // is to end a list of children, reflected in Depth). It returns io.EOF at
 // the end of the unit and a sticky *DecodeError on bad input. Every record
 // consumes at least one byte, so a unit of n bytes ends within n calls.
+// After an error, Offset reports where the call began.
 func (er *EntryReader) Next(e *Entry) error {
+	_, err := er.next(e, -1, math.MaxInt, 0)
+	return err
+}
+
+// NextWhere is Next for a caller that wants only some DIEs: it fills e with
+// the next DIE whose depth is at most depth or whose tag is in tags, and
+// steps over the others as Next would, without filling e, at a few
+// instructions each (a scan for the functions of a unit passes over its
+// types and variables so). After an error, Offset reports the end of the
+// last DIE passed over or returned: the null entries, if any, and then the
+// record that failed.
+func (er *EntryReader) NextWhere(e *Entry, depth int, tags TagSet) error {
+	_, err := er.next(e, -1, depth, tags)
+	return err
+}
+
+// TagSet is a set of up to four tags, for NextWhere.
+type TagSet uint64
+
+// Tags returns the set of the given tags; more than four is a programming
+// error (it panics).
+func Tags(tags ...Tag) TagSet {
+	if len(tags) > 4 {
+		panic("dwinfo: more than four tags in a TagSet")
+	}
+	var s TagSet
+	for i, t := range tags {
+		s |= TagSet(t) << (16 * i)
+	}
+	return s
+}
+
+// Has reports whether t is in s: one lane of four 16-bit ones equal to t
+// (0 is no DIE's tag, so the empty lanes never match).
+func (s TagSet) Has(t Tag) bool {
+	const lo, hi = 0x0001_0001_0001_0001, 0x8000_8000_8000_8000
+	v := uint64(s) ^ uint64(t)*lo
+	return t != 0 && (v-lo)&^v&hi != 0
+}
+
+// next returns the next DIE of depth at most depth or tag in tags (true),
+// or (false, nil) after a null entry that takes the depth to stop or less.
+//
+// The loop keeps its state in registers: around the calls it makes (the
+// skip programs' ops, the generic path) that state goes through er.
+func (er *EntryReader) next(e *Entry, stop, depth int, tags TagSet) (bool, error) {
+	if er.err != nil {
+		return false, er.err
+	}
+	if !er.fast {
+		return er.nextSlow(e, stop, depth, tags)
+	}
+	d, index := er.data, er.tab.index
+	off, dep := er.off, er.depth
+	er.mark = off
 	for {
-		isDIE, err := er.step(e)
-		if err != nil || isDIE {
-			return err
+		if off >= len(d) {
+			er.off, er.depth = off, dep
+			return false, io.EOF
+		}
+		// The abbreviation code: one or two bytes in practice.
+		code, p := uint64(d[off]), off+1
+		if code >= 0x80 {
+			if p >= len(d) || d[p] >= 0x80 {
+				er.off, er.depth = off, dep
+				goto slow
+			}
+			code, p = code&0x7f|uint64(d[p])<<7, p+1
+		}
+		if code == 0 {
+			if dep > 0 {
+				dep--
+			}
+			off = p
+			if dep <= stop {
+				er.off, er.depth = off, dep
+				return false, nil
+			}
+			continue
+		}
+		if code-1 >= uint64(len(index)) {
+			er.off, er.depth = off, dep
+			goto slow // an unknown code fails there
+		}
+		{
+			ab := &index[code-1]
+			q, sib := p, uint64(0)
+			if ab.nop != 0 || ab.slow {
+				er.off, er.depth = off, dep
+				var ok bool
+				if q, sib, ok = er.skipOps(ab, p); !ok {
+					goto slow
+				}
+				off, dep = er.off, er.depth
+			}
+			// Truncated, or too deep: the generic path makes the error.
+			if uint64(len(d)-q) < uint64(ab.tail) || ab.Children && dep >= er.maxDepth {
+				er.off, er.depth = off, dep
+				goto slow
+			}
+			q += int(ab.tail)
+			if dep <= depth || tags.Has(ab.Tag) {
+				e.Offset, e.Tag, e.Children, e.Depth = uint64(off), ab.Tag, ab.Children, dep
+				e.abbrev, e.attrOff, e.sibling = ab, uint64(p), sib
+				if ab.Children {
+					dep++
+				}
+				er.off, er.depth = q, dep
+				return true, nil
+			}
+			off = q
+			if ab.Children {
+				dep++
+			}
+			er.mark = off
+			continue
+		}
+	slow:
+		if isDIE, err := er.slowOne(e, depth, tags); isDIE || err != nil || er.depth <= stop {
+			return isDIE, err
+		}
+		off, dep = er.off, er.depth
+	}
+}
+
+// skipOps runs the ops of ab's skip program from p (ab's first attribute
+// byte) and returns where its tail starts and the DW_AT_sibling it met
+// (absolute, else 0), or false where only the generic path can go on.
+func (er *EntryReader) skipOps(ab *Abbrev, p int) (_ int, sib uint64, _ bool) {
+	if ab.slow {
+		return 0, 0, false
+	}
+	d, big := er.data, er.big
+	for _, op := range er.tab.ops[ab.op0 : ab.op0+uint32(ab.nop)] {
+		if uint64(len(d)-p) <= uint64(op.pre) {
+			return 0, 0, false // also no byte left for the value
+		}
+		p += int(op.pre)
+		var n uint64 // the value's bytes after its length
+		switch op.kind {
+		case opLEB:
+			for i := 0; ; i++ {
+				if p >= len(d) || i == 9 {
+					return 0, 0, false // past 9 bytes it might overflow
+				}
+				p++
+				if d[p-1] < 0x80 {
+					break
+				}
+			}
+			continue
+		case opBlock:
+			var ok bool
+			if n, p, ok = leb(d, p); !ok {
+				return 0, 0, false
+			}
+		case opBlock1:
+			n, p = uint64(d[p]), p+1
+		case opBlock2:
+			if len(d)-p < 2 {
+				return 0, 0, false
+			}
+			n, p = uint64(u16(d[p:], big)), p+2
+		case opBlock4:
+			if len(d)-p < 4 {
+				return 0, 0, false
+			}
+			n, p = uint64(u32(d[p:], big)), p+4
+		case opString:
+			i := bytes.IndexByte(d[p:], 0)
+			if i < 0 {
+				return 0, 0, false
+			}
+			p += i + 1
+			continue
+		default: // DW_AT_sibling
+			var v uint64
+			switch op.kind {
+			case opSib1:
+				v, p = uint64(d[p]), p+1
+			case opSib2:
+				if len(d)-p < 2 {
+					return 0, 0, false
+				}
+				v, p = uint64(u16(d[p:], big)), p+2
+			case opSib4:
+				if len(d)-p < 4 {
+					return 0, 0, false
+				}
+				v, p = uint64(u32(d[p:], big)), p+4
+			case opSib8:
+				if len(d)-p < 8 {
+					return 0, 0, false
+				}
+				v, p = u64(d[p:], big), p+8
+			default:
+				var ok bool
+				if v, p, ok = leb(d, p); !ok {
+					return 0, 0, false
+				}
+			}
+			sib = er.u.Offset + v
+			continue
+		}
+		if n > uint64(len(d)-p) {
+			return 0, 0, false
+		}
+		p += int(n)
+	}
+	return p, sib, true
+}
+
+// leb decodes the unsigned LEB128 at p if it ends within 9 bytes (so that
+// it cannot overflow: longer ones go to the generic decoder) and returns
+// the offset after it.
+func leb(d []byte, p int) (v uint64, next int, ok bool) {
+	for shift := uint(0); shift < 63 && p < len(d); shift += 7 {
+		b := d[p]
+		p++
+		v |= uint64(b&0x7f) << shift
+		if b < 0x80 {
+			return v, p, true
+		}
+	}
+	return 0, 0, false
+}
+
+// nextSlow is next on the generic path alone: for a unit whose table's
+// skip programs are for another format.
+func (er *EntryReader) nextSlow(e *Entry, stop, depth int, tags TagSet) (bool, error) {
+	er.mark = er.off
+	for {
+		if er.off >= len(er.data) {
+			return false, io.EOF
+		}
+		if isDIE, err := er.slowOne(e, depth, tags); isDIE || err != nil || er.depth <= stop {
+			return isDIE, err
 		}
 	}
 }
 
-// step decodes one record, a DIE (true) or a null entry (false).
-func (er *EntryReader) step(e *Entry) (bool, error) {
-	if er.u == nil {
-		return false, io.EOF
-	}
-	if err := er.r.Err(); err != nil {
+// slowOne reads the record at er.off with slowStep and reports a DIE that
+// next returns (true), an error, or neither (a null entry, or a DIE it
+// passes over: go on). After an error, Offset reports er.mark.
+func (er *EntryReader) slowOne(e *Entry, depth int, tags TagSet) (bool, error) {
+	isDIE, err := er.slowStep(e)
+	if err != nil {
+		er.off = er.mark
 		return false, err
 	}
-	if er.r.Len() == 0 {
-		return false, io.EOF
+	if isDIE {
+		if e.Depth <= depth || tags.Has(e.Tag) {
+			return true, nil
+		}
+		er.mark = er.off
 	}
-	off := er.r.Offset()
-	code := er.r.ULEB()
+	return false, nil
+}
+
+func u16(b []byte, big bool) uint16 {
+	if big {
+		return binary.BigEndian.Uint16(b)
+	}
+	return binary.LittleEndian.Uint16(b)
+}
+
+func u32(b []byte, big bool) uint32 {
+	if big {
+		return binary.BigEndian.Uint32(b)
+	}
+	return binary.LittleEndian.Uint32(b)
+}
+
+func u64(b []byte, big bool) uint64 {
+	if big {
+		return binary.BigEndian.Uint64(b)
+	}
+	return binary.LittleEndian.Uint64(b)
+}
+
+// slowStep decodes the record at er.off with the generic decoder, a DIE
+// (true) or a null entry (false): the path of the DIEs that the skip
+// programs leave out, and of every error.
+func (er *EntryReader) slowStep(e *Entry) (bool, error) {
+	u := er.u
+	r := u.infoReader(uint64(er.off))
+	off := r.Offset()
+	code := r.ULEB()
 	if code == 0 {
 		if er.depth > 0 {
 			er.depth--
 		}
-		return false, er.r.Err()
+		return false, er.sync(&r)
 	}
-	ab, ok := er.u.tab.Lookup(code)
+	ab, ok := u.tab.Lookup(code)
 	if !ok {
-		er.r.Fail(off, ErrFormat, "abbreviation code %d not in table at %#x", code, er.u.AbbrevOffset)
-		return false, er.r.Err()
+		r.Fail(off, ErrFormat, "abbreviation code %d not in table at %#x", code, u.AbbrevOffset)
+		return false, er.sync(&r)
+	}
+	if ix := u.tab.index; !u.tab.dense && code-1 < uint64(len(ix)) {
+		ab = &ix[code-1] // the same copy as next's
 	}
 	e.Offset, e.Tag, e.Children, e.Depth = off, ab.Tag, ab.Children, er.depth
-	e.abbrev, e.attrOff, e.sibling = ab, er.r.Offset(), 0
-	if ab.sized {
-		if ab.sib >= 0 {
-			er.sibling(e, ab)
+	e.abbrev, e.attrOff, e.sibling = ab, r.Offset(), 0
+	if size, sib, ok := ab.sized(&u.form); ok {
+		if sib >= 0 {
+			er.sibling(r, e, ab, sib)
 		}
-		er.r.Skip(ab.size(&er.u.form))
+		r.Skip(size)
 	} else {
-		er.skipAttrs(e, ab)
+		er.skipAttrs(&r, e, ab)
 	}
-	if err := er.r.Err(); err != nil {
+	if err := er.sync(&r); err != nil {
 		return false, err
 	}
 	if ab.Children {
-		if er.depth+1 > er.u.d.maxDepth {
-			er.r.Fail(off, ErrLimit, "DIE nesting deeper than %d", er.u.d.maxDepth)
-			return false, er.r.Err()
+		if er.depth+1 > er.maxDepth {
+			er.err = buf.Errorf(pkg, secInfo, off, ErrLimit, "DIE nesting deeper than %d", er.maxDepth)
+			er.off = len(er.data)
+			return false, er.err
 		}
 		er.depth++
 	}
 	return true, nil
 }
 
-// sibling records the DW_AT_sibling of a sized abbreviation, whose
-// attributes before it have fixed sizes; the reader does not move.
-func (er *EntryReader) sibling(e *Entry, ab *Abbrev) {
-	r := er.r
-	for i := range ab.sib {
+// sync takes r's position and error as the reader's.
+func (er *EntryReader) sync(r *buf.Reader) error {
+	er.off = int(r.Offset())
+	if err := r.Err(); err != nil {
+		er.err, er.off = err, len(er.data)
+	}
+	return er.err
+}
+
+// sibling records the DW_AT_sibling (attribute sib) of a sized
+// abbreviation, whose attributes before it have fixed sizes; r is a copy.
+func (er *EntryReader) sibling(r buf.Reader, e *Entry, ab *Abbrev, sib int) {
+	for i := range sib {
 		r.Skip(fixedSize(dw.Form(ab.Attrs[i].form), &er.u.form))
 	}
-	s := &ab.Attrs[ab.sib]
+	s := &ab.Attrs[sib]
 	if v := dw.Read(&r, dw.Form(s.form), er.u.form, 0); v.Class == dw.ClassRef && r.Err() == nil {
 		e.sibling = er.u.Offset + v.U
 	}
 }
 
-// skipAttrs moves past the attributes of a DIE, noting DW_AT_sibling.
-func (er *EntryReader) skipAttrs(e *Entry, ab *Abbrev) {
+// skipAttrs moves r past the attributes of a DIE, noting DW_AT_sibling.
+func (er *EntryReader) skipAttrs(r *buf.Reader, e *Entry, ab *Abbrev) {
 	t := er.u.tab
 	for i := range ab.Attrs {
 		s := &ab.Attrs[i]
 		if s.Attr == AttrSibling {
-			if v := dw.Read(&er.r, t.formOf(s), er.u.form, t.implicitOf(s)); v.Class == dw.ClassRef {
+			if v := dw.Read(r, t.formOf(s), er.u.form, t.implicitOf(s)); v.Class == dw.ClassRef {
 				e.sibling = er.u.Offset + v.U
 			}
-		} else if !skipFixed(&er.r, dw.Form(s.form), &er.u.form) {
-			dw.Read(&er.r, t.formOf(s), er.u.form, 0) // implicit_const is fixed (0 bytes)
+		} else if !skipFixed(r, dw.Form(s.form), &er.u.form) {
+			dw.Read(r, t.formOf(s), er.u.form, 0) // implicit_const is fixed (0 bytes)
 		}
 	}
 }
@@ -439,17 +749,17 @@ func (er *EntryReader) skipAttrs(e *Entry, ab *Abbrev) {
 // last Next returned. It jumps to DW_AT_sibling when that points forward
 // within the unit, and otherwise walks the children.
 func (er *EntryReader) SkipChildren(e *Entry) error {
-	if !e.Children || er.u == nil {
-		return er.r.Err()
+	if !e.Children || er.u == nil || er.err != nil {
+		return er.err
 	}
-	if e.sibling > er.r.Offset() && e.sibling <= er.u.End {
-		er.r.Seek(e.sibling)
+	if e.sibling > uint64(er.off) && e.sibling <= er.u.End {
+		er.off = int(e.sibling)
 		er.depth = e.Depth
-		return er.r.Err()
+		return er.err
 	}
 	var tmp Entry
 	for er.depth > e.Depth {
-		if _, err := er.step(&tmp); err != nil {
+		if _, err := er.next(&tmp, e.Depth, math.MaxInt, 0); err != nil {
 			if err == io.EOF {
 				er.depth = e.Depth
 				return nil

@@ -97,6 +97,9 @@ func FuzzEntries(f *testing.F) {
 		d := New(Sections{Info: info, Abbrev: abbrev, Str: str, StrOffsets: strOff, Addr: addr,
 			Rnglists: rnglists, Ranges: rnglists, BigEndian: big}, &Options{MaxDepth: 64})
 		walkAll(d, len(info))
+		if err := sameAsGeneric(d, len(info)); err != nil {
+			t.Fatal(err)
+		}
 		ix := NewIndex(d)
 		ix.Lookup(0x1000)
 		ix.BuildAll()

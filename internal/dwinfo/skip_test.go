@@ -1,0 +1,84 @@
+package dwinfo
+
+import (
+	"fmt"
+	"math"
+	"testing"
+)
+
+// sameAsGeneric reads every DIE of every unit of d three ways: with the
+// skip programs (Next), on the generic path alone (what a unit of another
+// format than its table's gets), and with NextWhere (for a set of tags
+// and a depth); the first two must agree on every entry, position and
+// error, and NextWhere must return exactly the entries of Next that it
+// selects. n bounds the loops.
+func sameAsGeneric(d *Data, n int) error {
+	hs, _ := d.Headers()
+	for _, h := range hs {
+		u, err := d.LoadUnit(h)
+		if err != nil {
+			continue
+		}
+		fast, slow := u.Entries(), u.Entries()
+		slow.fast = false
+		where := u.Entries()
+		tags := Tags(TagSubprogram, TagInlinedSubroutine)
+		var a, b, c Entry
+		last := fast.Offset() // the end of the last DIE Next returned
+		for i := 0; i <= n; i++ {
+			errA, errB := fast.Next(&a), slow.Next(&b)
+			if fmt.Sprint(errA) != fmt.Sprint(errB) || a != b || fast.Offset() != slow.Offset() || fast.depth != slow.depth {
+				return fmt.Errorf("unit %#x: skip programs %+v %v at %#x, generic path %+v %v at %#x",
+					h.Offset, a, errA, fast.Offset(), b, errB, slow.Offset())
+			}
+			if errA == nil && !(a.Depth <= 1 || tags.Has(a.Tag)) {
+				last = fast.Offset()
+				continue
+			}
+			errC := where.NextWhere(&c, 1, tags)
+			if fmt.Sprint(errA) != fmt.Sprint(errC) || errA == nil && (a != c || where.Offset() != fast.Offset()) {
+				return fmt.Errorf("unit %#x: Next %+v %v, NextWhere %+v %v", h.Offset, a, errA, c, errC)
+			}
+			if errA != nil {
+				if errA.Error() != "EOF" && where.Offset() != last {
+					return fmt.Errorf("unit %#x: NextWhere failed at %#x, after the last DIE at %#x", h.Offset, where.Offset(), last)
+				}
+				break
+			}
+			last = fast.Offset()
+		}
+	}
+	return nil
+}
+
+func TestSkipProgramsMatchGeneric(t *testing.T) {
+	for _, p := range fixturePaths() {
+		t.Run(p, func(t *testing.T) {
+			s, _, ok := loadELF(t, p)
+			if !ok {
+				t.Skip("no .debug_info")
+			}
+			if err := sameAsGeneric(New(s, nil), math.MaxInt); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	for _, dwarf64 := range []bool{false, true} {
+		if err := sameAsGeneric(New(buildSynth(t, dwarf64, dwarf64).secs, nil), math.MaxInt); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestTagSet(t *testing.T) {
+	s := Tags(TagSubprogram, TagInlinedSubroutine, 0x4109)
+	for tag, want := range map[Tag]bool{TagSubprogram: true, TagInlinedSubroutine: true, 0x4109: true, 0: false,
+		TagCompileUnit: false, TagSubprogram + 1: false, 0xffff: false} {
+		if s.Has(tag) != want {
+			t.Errorf("Has(%#x) = %v", tag, !want)
+		}
+	}
+	if Tags().Has(TagSubprogram) || Tags(0xffff).Has(0xfffe) || !Tags(0xffff).Has(0xffff) {
+		t.Error("TagSet edge cases")
+	}
+}
