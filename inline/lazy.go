@@ -152,13 +152,24 @@ func (b *builder) scan(lz *lazyIndex) (spans []topSpan, _ error, ok bool) {
 	}
 	skipTop := gccC(u)
 	for {
+		// Only subroutines, the DIEs that close an open one, and (for
+		// skipTop) the top-level ones do anything below: the reader
+		// steps over the others without returning them.
+		depth := -1
+		if len(stack) > 0 {
+			depth = stack[len(stack)-1].depth
+		}
+		if skipTop {
+			depth = max(depth, 1)
+		}
 		at := er.Offset()
-		err := er.Next(&e)
+		err := er.NextWhere(&e, depth, subroutines)
 		if err == io.EOF {
 			closeTo(0, u.End)
 			return spans, b.err, true
 		}
 		if err != nil {
+			at = er.Offset() // after the last DIE it stepped over
 			lz.stopAt = at
 			closeTo(0, at)
 			return spans, err, true // the DIE walk error takes precedence
@@ -216,6 +227,9 @@ func (b *builder) scan(lz *lazyIndex) (spans []topSpan, _ error, ok bool) {
 		}
 	}
 }
+
+// subroutines is what the scan stops at besides the DIEs that close one.
+var subroutines = dwinfo.Tags(dwinfo.TagSubprogram, dwinfo.TagInlinedSubroutine)
 
 // locates is the package's locates, remembered by abbreviation code: a
 // C++ unit's classes declare hundreds of thousands of member functions
