@@ -2,6 +2,7 @@ package pclntab
 
 import (
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -201,9 +202,9 @@ func (t *Table) lookup(pc uint64) (_ *funcTable, ok bool, err error) {
 }
 
 // cacheBudget returns the bytes the decoded functions of a table of n
-// bytes may hold: 4n and 1 MiB more. Decoded runs take about 16 bytes
-// for each 2 to 3 bytes of the file, line and inline-index tables, which
-// take less than half of a table (cmd/go's take 27%).
+// bytes may hold: 4n and 1 MiB more. Every function of Go 1.26's cmd/go
+// decoded holds 12.0 MB for its 5.0 MB table (377,496 runs of 14,954
+// functions), 2.4 times the table.
 func cacheBudget(n int) int { return 4*n + 1<<20 }
 
 // funcTable returns function i decoded, from the cache or decoded now.
@@ -431,6 +432,8 @@ func (t *Table) decodeFunc(i int) (*funcTable, error) {
 		}
 		e.parent = int32(p)
 	}
+	// Exact sizes: the appends' doubling would hold up to twice as much.
+	ft.runs, ft.offs = slices.Clone(ft.runs), slices.Clone(ft.offs)
 	ft.size = int(unsafe.Sizeof(*ft)) + cap(ft.runs)*int(unsafe.Sizeof(run{})) + 4*cap(ft.offs) +
 		len(ft.files)*int(unsafe.Sizeof(fileEntry{})) + len(ft.inl)*int(unsafe.Sizeof(inlEntry{}))
 	return ft, nil
