@@ -118,8 +118,9 @@ func (b *Binary) goTable() *pclntab.Table {
 }
 
 // openGoTable decodes img's table with the runtime.text and go:func.* of
-// its module record when one is found (a PIE's holds zeros until
-// relocated: then code starts at .text and inlined calls are left out).
+// its module record when one is found (a PIE's once relocated, see
+// relocateModule; without a record code starts at .text and inlined calls
+// are left out).
 func openGoTable(img *goImage) (*pclntab.Table, error) {
 	hdr, err := pclntab.New(img.table, nil)
 	if err != nil {
@@ -277,6 +278,7 @@ func (e *elfSource) goImage() (goImage, bool, error) {
 			}
 		}
 	}
+	relocateModule(f, img.module)
 	if img.table == nil {
 		for _, name := range []string{".rodata", ".data.rel.ro", ".noptrdata"} {
 			s := f.Section(name)
@@ -294,6 +296,58 @@ func (e *elfSource) goImage() (goImage, bool, error) {
 		}
 	}
 	return img, img.table != nil, nil
+}
+
+// relocateModule applies to the sections where the module record may be
+// the relative relocations of a position-independent executable's dynamic
+// relocation sections (SHT_RELA with SHF_ALLOC: .rela of Go's linker,
+// .rela.dyn of an external one): a PIE's record holds zeros until the
+// dynamic loader writes its pointers, the addend plus the load address
+// (taken as 0: the file's own addresses). A section a relocation writes
+// into is copied first. Only R_X86_64_RELATIVE and R_AARCH64_RELATIVE of
+// 64-bit files are applied (32-bit files use REL, whose addends are in
+// place already); DT_RELR's packed relocations are not read.
+func relocateModule(f *elfx.File, module []imageSection) {
+	var relative uint32
+	switch f.Machine {
+	case elf.EM_X86_64:
+		relative = uint32(elf.R_X86_64_RELATIVE)
+	case elf.EM_AARCH64:
+		relative = uint32(elf.R_AARCH64_RELATIVE)
+	default:
+		return
+	}
+	if f.Class != elf.ELFCLASS64 || f.Type != elf.ET_DYN || len(module) == 0 {
+		return
+	}
+	copied := make([]bool, len(module))
+	o := f.ByteOrder
+	for _, rs := range f.Sections {
+		if rs.Type != elf.SHT_RELA || rs.Flags&elf.SHF_ALLOC == 0 || !rs.HasData() {
+			continue
+		}
+		d, err := rs.Data()
+		if err != nil {
+			continue
+		}
+		for ; len(d) >= 24; d = d[24:] {
+			off, info, addend := o.Uint64(d), o.Uint64(d[8:]), o.Uint64(d[16:])
+			if uint32(info) != relative {
+				continue
+			}
+			for i := range module {
+				m := &module[i]
+				if off < m.addr || off-m.addr >= uint64(len(m.data)) || uint64(len(m.data))-(off-m.addr) < 8 {
+					continue
+				}
+				if !copied[i] {
+					m.data, copied[i] = slices.Clone(m.data), true
+				}
+				o.PutUint64(m.data[off-m.addr:], addend)
+				break
+			}
+		}
+	}
 }
 
 // isGoELF reports whether f was linked by Go's linker or carries Go's

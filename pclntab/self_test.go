@@ -54,6 +54,7 @@ func openImage(t testing.TB, path string) *image {
 			if err != nil {
 				t.Fatal(err)
 			}
+			d = relocate(f, s, d)
 			im.secs = append(im.secs, imageSection{s.Addr, d})
 			switch s.Name {
 			case ".gopclntab", ".data.rel.ro.gopclntab":
@@ -94,6 +95,41 @@ func openImage(t testing.TB, path string) *image {
 		}
 	}
 	return im
+}
+
+// relocate returns the data d of section s of a 64-bit amd64 or arm64 PIE
+// with the dynamic relative relocations into it applied (a PIE's module
+// record holds zeros until then), in a copy; d itself otherwise.
+func relocate(f *elf.File, s *elf.Section, d []byte) []byte {
+	if f.Type != elf.ET_DYN || f.Class != elf.ELFCLASS64 || f.Machine != elf.EM_X86_64 && f.Machine != elf.EM_AARCH64 {
+		return d
+	}
+	relative := uint32(elf.R_X86_64_RELATIVE)
+	if f.Machine == elf.EM_AARCH64 {
+		relative = uint32(elf.R_AARCH64_RELATIVE)
+	}
+	copied := false
+	for _, rs := range f.Sections {
+		if rs.Type != elf.SHT_RELA || rs.Flags&elf.SHF_ALLOC == 0 {
+			continue
+		}
+		r, err := rs.Data()
+		if err != nil {
+			continue
+		}
+		for ; len(r) >= 24; r = r[24:] {
+			var rela elf.Rela64
+			rela.Off, rela.Info, rela.Addend = f.ByteOrder.Uint64(r), f.ByteOrder.Uint64(r[8:]), int64(f.ByteOrder.Uint64(r[16:]))
+			if elf.R_TYPE64(rela.Info) != relative || rela.Off < s.Addr || rela.Off-s.Addr+8 > uint64(len(d)) {
+				continue
+			}
+			if !copied {
+				d, copied = bytes.Clone(d), true
+			}
+			f.ByteOrder.PutUint64(d[rela.Off-s.Addr:], uint64(rela.Addend))
+		}
+	}
+	return d
 }
 
 // openTable decodes the image's table as a symbolizer of a stripped file

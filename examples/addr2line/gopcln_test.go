@@ -28,7 +28,7 @@ const goFixtures = "../../testdata/gopcln"
 // first unit as extending past its section).
 func TestGoPCLNAgainstLLVM(t *testing.T) {
 	sym := llvmTool(t, "llvm-symbolizer-14")
-	for _, fx := range []string{"go1.13-linux-amd64", "go1.16-linux-amd64", "go1.18-linux-amd64", "go1.26-linux-amd64", "go1.26-linux-arm64"} {
+	for _, fx := range []string{"go1.13-linux-amd64", "go1.16-linux-amd64", "go1.18-linux-amd64", "go1.26-linux-amd64", "go1.26-linux-amd64-pie", "go1.26-linux-arm64"} {
 		t.Run(fx, func(t *testing.T) {
 			sw, dw := filepath.Join(goFixtures, fx+"-sw"), filepath.Join(goFixtures, fx+"-dwarf")
 			c := newGoCtx(t, fx, sw, dw)
@@ -241,7 +241,7 @@ func goExceptions() []goException {
 			l = append(l, goException{fx, field, why, m})
 		}
 	}
-	const go126 = "go1.26-linux-amd64 go1.26-linux-arm64"
+	const go126 = "go1.26-linux-amd64 go1.26-linux-amd64-pie go1.26-linux-arm64"
 	add("go1.18-linux-amd64 "+go126, "Function",
 		"the twin's symbol table names assembly functions by their ABI0 symbol (runtime.asyncPreempt.abi0); the table has the Go name",
 		func(c *goCtx, pc uint64, i int, x, y goFrame, a, b []goFrame) bool {

@@ -5,7 +5,8 @@
 # (GOTOOLCHAIN downloads them from the module proxy) so that every
 # .gopclntab layout is covered: go1.13 (the Go 1.2 layout; the oldest with -trimpath), go1.16, go1.18,
 # and go1.26 (the Go 1.20 layout) for linux/amd64, and go1.26 for
-# linux/arm64 and darwin/arm64 (Mach-O). The code of each pair is
+# linux/arm64, darwin/arm64 (Mach-O), and a linux/amd64 PIE (whose module
+# record holds zeros until relocated). The code of each pair is
 # identical, so their answers must be too. -trimpath keeps the checkout
 # path out; GOENV=off keeps the user's go env settings out.
 # Usage: ./build.sh [--check]
@@ -16,21 +17,23 @@ check=0
 OUT=$PWD
 if [ $check = 1 ]; then OUT=$(mktemp -d); fi
 export GOENV=off GOFLAGS= CGO_ENABLED=0 GO111MODULE=on GOPROXY=${GOPROXY:-https://proxy.golang.org}
-# name toolchain GOOS GOARCH
+# name toolchain GOOS GOARCH [go build flag]
 builds=(
 	"go1.13-linux-amd64 go1.13 linux amd64"
 	"go1.16-linux-amd64 go1.16 linux amd64"
 	"go1.18-linux-amd64 go1.18 linux amd64"
 	"go1.26-linux-amd64 go1.26.8 linux amd64"
+	"go1.26-linux-amd64-pie go1.26.8 linux amd64 -buildmode=pie"
 	"go1.26-linux-arm64 go1.26.8 linux arm64"
 	"go1.26-darwin-arm64 go1.26.8 darwin arm64"
 )
 rows=()
 for b in "${builds[@]}"; do
-	read -r name tc goos goarch <<<"$b"
+	read -r name tc goos goarch extra <<<"$b"
 	ver=$(cd src && GOTOOLCHAIN=$tc go version)
 	for v in dwarf sw; do
 		flags=(-trimpath)
+		[ -n "$extra" ] && flags+=("$extra")
 		[ $v = sw ] && flags+=(-ldflags=-s\ -w)
 		(cd src && GOTOOLCHAIN=$tc GOOS=$goos GOARCH=$goarch go build "${flags[@]}" -o "$OUT/$name-$v" .)
 		rows+=("$name-$v	$ver	GOOS=$goos GOARCH=$goarch CGO_ENABLED=0 go build ${flags[*]}	$(sha256sum "$OUT/$name-$v" | cut -d' ' -f1)")
