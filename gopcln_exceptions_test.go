@@ -329,12 +329,13 @@ func (c *gopclnCtx) agree(pc uint64, a, b []symbolize.Frame) (ok, excused bool) 
 }
 
 // checkUsed fails the test for an exception that excused nothing, and
-// logs what each excused.
+// logs what each excused. Under -race, which samples the addresses (see
+// gopclnAddrs) and may miss the few an exception is for, it only logs.
 func (c *gopclnCtx) checkUsed(t *testing.T) {
 	t.Helper()
 	for k, e := range c.list {
 		t.Logf("exception %s %s: %d frames: %s", e.fixture, e.field, c.hits[k], e.why)
-		if c.hits[k] == 0 {
+		if c.hits[k] == 0 && !gopclnRace {
 			t.Errorf("exception %s %s matched nothing: %s", e.fixture, e.field, e.why)
 		}
 	}

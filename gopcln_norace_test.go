@@ -1,0 +1,5 @@
+//go:build !race
+
+package symbolize_test
+
+const gopclnRace = false
