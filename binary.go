@@ -28,7 +28,8 @@ type Binary struct {
 
 	warns warnList
 
-	demangled sync.Map // linkage name -> demangled name
+	demangleMu sync.RWMutex
+	demangled  map[string]string // linkage name -> demangled name (lookup.go)
 
 	symOnce sync.Once
 	syms    *symtab.Table

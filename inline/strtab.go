@@ -9,7 +9,8 @@ import (
 // stored once and named by its index, and strs[0] is "". A Go map of
 // strings costs a slot of about 30 bytes a string and one allocation per
 // string, rounded up to its size class; here a string costs its bytes,
-// packed into shared chunks, 16 bytes in list and a 4-byte slot of an
+// packed into shared chunks (at most about half of the last one unused),
+// 16 bytes in list and a 4-byte slot of an
 // open-addressing table kept at most two-thirds full. (The 143 MB clang++
 // program of bench/run.sh cxx interns 18.3 MB of strings and map in the Go
 // map for 200,000 addresses.)
@@ -22,11 +23,17 @@ type strTable struct {
 	slots []uint32 // 1 + an index into list, or 0 for an empty slot; a power of two long
 	seed  maphash.Seed
 	chunk strings.Builder
+	next  int // the size of the next chunk
 }
 
-// strChunk is the size of the chunks strings are packed into; a string
-// longer than strChunk/8 gets an allocation of its own.
-const strChunk = 32 << 10
+// Strings are packed into chunks of minChunk bytes, then twice that, and
+// so on up to strChunk (a small unit's Index should not hold a big chunk
+// nearly empty); a string longer than strChunk/8 gets an allocation of its
+// own.
+const (
+	minChunk = 512
+	strChunk = 32 << 10
+)
 
 func newStrTable() *strTable {
 	t := &strTable{seed: maphash.MakeSeed()}
@@ -43,7 +50,7 @@ func (t *strTable) reset() {
 	if len(t.slots) == 0 {
 		t.slots = make([]uint32, 64)
 	}
-	t.chunk = strings.Builder{}
+	t.chunk, t.next = strings.Builder{}, minChunk
 }
 
 // bytes returns the index of s, adding it if it is new.
@@ -90,7 +97,8 @@ func (t *strTable) store(s []byte) string {
 	}
 	if t.chunk.Cap()-t.chunk.Len() < len(s) {
 		t.chunk = strings.Builder{}
-		t.chunk.Grow(strChunk)
+		t.chunk.Grow(max(t.next, len(s)))
+		t.next = min(2*t.next, strChunk)
 	}
 	off := t.chunk.Len()
 	t.chunk.Write(s)
