@@ -3,6 +3,7 @@ package pclntab
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -323,5 +324,51 @@ func TestLookupAllocs(t *testing.T) {
 		}
 	}); a != 0 {
 		t.Errorf("%v allocations per %d warm lookups, want 0", a, len(pcs))
+	}
+}
+
+// TestCacheBudget answers from a table whose cache holds a few functions
+// at most, from four goroutines at once (for -race): the cache is emptied
+// again and again, and every answer stays the lazy decoder's.
+func TestCacheBudget(t *testing.T) {
+	im := openImage(t, "../testdata/gopcln/go1.26-linux-amd64-sw")
+	tab, ref := openTable(t, im), openTable(t, im)
+	c := tab.initCache()
+	c.budget = 16 << 10
+	var pcs []uint64
+	for i := 0; i < tab.NumFuncs(); i += 3 {
+		fn, _ := tab.Func(i)
+		for pc := fn.Entry; pc < fn.End; pc += 97 {
+			pcs = append(pcs, pc)
+		}
+	}
+	want := make([][]Frame, len(pcs))
+	for i, pc := range pcs {
+		want[i], _, _, _ = ref.appendFramesLazy(nil, pc)
+	}
+	errs := make(chan error, 4)
+	for g := 0; g < 4; g++ {
+		go func() {
+			var fr []Frame
+			for k := range pcs {
+				i := (k*(2*g+1) + g) % len(pcs)
+				var err error
+				if fr, err = tab.AppendFrames(fr[:0], pcs[i]); err != nil || !slices.Equal(fr, want[i]) {
+					errs <- fmt.Errorf("%#x: %v (%v), want %v", pcs[i], fr, err, want[i])
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.used > c.budget {
+		t.Errorf("cache holds %d bytes, budget %d", c.used, c.budget)
 	}
 }
