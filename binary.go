@@ -28,8 +28,7 @@ type Binary struct {
 
 	warns warnList
 
-	demangleMu sync.RWMutex
-	demangled  map[string]string // linkage name -> demangled name (lookup.go)
+	demangled sync.Map // linkage name -> demangled name
 
 	symOnce sync.Once
 	syms    *symtab.Table

@@ -226,25 +226,15 @@ func (s *dwarfModule) appendFrames(dst []Frame, pc, lo, hi uint64, o *Options) (
 // demangle returns symtab.Demangle(name, symtab.StyleLLVM), remembering
 // each answer: the same few names (inlined library functions) recur across
 // addresses, and demangling costs microseconds. The cache holds at most one
-// entry per distinct name of the binary, in a map under a lock: a sync.Map
-// costs about 60 bytes more an entry (its trie's nodes and the two strings
-// boxed as interfaces), 3 MB for the 33,203 names of bench/run.sh cxx.
+// entry per distinct name of the binary.
 func (b *Binary) demangle(name string) string {
 	if !strings.HasPrefix(name, "_Z") && !strings.HasPrefix(name, "___Z") && !strings.HasPrefix(name, "_R") {
 		return name // not mangled (C, Go): nothing to remember
 	}
-	b.demangleMu.RLock()
-	d, ok := b.demangled[name]
-	b.demangleMu.RUnlock()
-	if ok {
-		return d
+	if v, ok := b.demangled.Load(name); ok {
+		return v.(string)
 	}
-	d = symtab.Demangle(name, symtab.StyleLLVM)
-	b.demangleMu.Lock()
-	if b.demangled == nil {
-		b.demangled = make(map[string]string)
-	}
-	b.demangled[name] = d
-	b.demangleMu.Unlock()
+	d := symtab.Demangle(name, symtab.StyleLLVM)
+	b.demangled.Store(name, d)
 	return d
 }

@@ -118,12 +118,13 @@ func skipDelims(s string) string {
 const fgetsMax = 1023
 
 // maxBatch bounds how many queued requests are answered together, so a
-// huge input still streams out in pieces and memory stays bounded. Two of
-// Batch's windows (batchWindow, 4096 addresses) keep its overlap of
-// symbolizing one window while the next is printed; twice as many held
-// 4-5 MB more at the peak (200,000 addresses of the C fixture: max RSS
-// 25-26 MB against 21.5) and were no faster.
-const maxBatch = 1 << 13
+// huge input still streams out in pieces and memory stays bounded. A
+// batch of four of Batch's 4,096-address windows overlaps symbolizing
+// with printing at three window boundaries in four; 8,192 saved 3 MB of
+// peak RSS on the C fixture's 200,000 addresses (22 against 25 MB) but
+// cost 6% of wall time on bench/run.sh cxx's (0.854 against 0.803 s, CPU
+// unchanged).
+const maxBatch = 1 << 14
 
 // runStdin answers requests from r, one a line, as a co-process: it
 // collects the lines that have already arrived (in the read buffer or
