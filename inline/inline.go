@@ -147,12 +147,23 @@ type chains struct {
 	hi    []uint64
 	node  []int32
 	nodes []node
-	strs  []string // interned names and paths; strs[0] is ""
+	// strs is the interned names and paths (strs[0] is ""), or, with
+	// shared set (a lazy Index's trees), the strings are shared's.
+	strs   []string
+	shared *strTable
 	// unit is the .debug_info offset of the nodes' unit, which dieLow
 	// counts from; dies is, for a unit of 2 GiB or more, each node's DIE
 	// offset (nil otherwise).
 	unit uint64
 	dies []uint64
+}
+
+// strList returns the strings the nodes index.
+func (c *chains) strList() []string {
+	if c.shared != nil {
+		return c.shared.published()
+	}
+	return c.strs
 }
 
 // die returns the .debug_info offset of node n's DIE.
@@ -613,11 +624,12 @@ func (ix *Index) AppendChainRange(dst []Frame, pc uint64, limit int) (_ []Frame,
 		return dst, lo, hi
 	}
 	var inner *node
+	strs := c.strList()
 	for count := 0; n >= 0 && (limit <= 0 || count < limit); count++ {
 		nd := &c.nodes[n]
 		f := Frame{
-			Name: c.strs[nd.name], ShortName: c.strs[nd.short],
-			StartFile: c.strs[nd.startFile], StartLine: nd.startLine,
+			Name: strs[nd.name], ShortName: strs[nd.short],
+			StartFile: strs[nd.startFile], StartLine: nd.startLine,
 			StartAddress: nd.low, HasStartAddress: nd.hasLow(),
 		}
 		if inner == nil {

@@ -389,7 +389,8 @@ func (lz *lazyIndex) tree(r int32) *chains {
 		}
 		lz.recs[off] = c
 	}
-	c.strs = lz.strs.list[:len(lz.strs.list):len(lz.strs.list)]
+	lz.strs.publish()
+	c.shared = lz.strs
 	b.release()
 	if escaped {
 		lz.escaped.Store(true)

@@ -3,6 +3,7 @@ package inline
 import (
 	"hash/maphash"
 	"strings"
+	"sync/atomic"
 )
 
 // strTable interns the names and paths of an Index: each distinct string is
@@ -24,7 +25,24 @@ type strTable struct {
 	seed  maphash.Seed
 	chunk strings.Builder
 	next  int // the size of the next chunk
+
+	// pub is list as of the last publish, for readers that do not hold
+	// the lock its writer holds (a lazy Index's trees, which each once
+	// kept a slice of list as it stood: every array append had outgrown
+	// stayed alive, about twice the final list). Appends write only
+	// beyond every published length, so a published list reads safely
+	// while list grows.
+	pub atomic.Pointer[[]string]
 }
+
+// publish makes the strings added so far visible to published.
+func (t *strTable) publish() {
+	l := t.list
+	t.pub.Store(&l)
+}
+
+// published returns the strings as of the last publish.
+func (t *strTable) published() []string { return *t.pub.Load() }
 
 // Strings are packed into chunks of minChunk bytes, then twice that, and
 // so on up to strChunk (a small unit's Index should not hold a big chunk
