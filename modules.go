@@ -345,9 +345,18 @@ func (m *Modules) batch(ctx context.Context, reqs []Request, yield func(int, Ans
 		return
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(groups))
-	// Big groups are cut so that both cores share one file's work too.
+	// The files with the most requests go first, so that the cores finish
+	// together rather than one waiting on a big file taken last (longest
+	// job first). With fewer files than twice the cores, big ones are cut
+	// so that the cores share one file's work too; with more, each file
+	// stays whole: its first lookups (opening, indexing, the symbol table)
+	// are serial, and a second core would only wait on them.
+	slices.SortStableFunc(groups, func(a, b batchGroup) int { return cmp.Compare(len(b.reqs), len(a.reqs)) })
 	var jobs []batchGroup
 	per := max(batchChunk, len(reqs)/(4*max(workers, 1)))
+	if len(groups) >= 2*workers {
+		per = len(reqs)
+	}
 	for _, g := range groups {
 		for lo := 0; lo < len(g.reqs); lo += per {
 			jobs = append(jobs, batchGroup{key: g.key, reqs: g.reqs[lo:min(lo+per, len(g.reqs))]})
