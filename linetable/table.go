@@ -2,10 +2,12 @@ package linetable
 
 import (
 	"cmp"
+	"encoding/binary"
 	"io"
 	"iter"
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/symbolize-go/symbolize/internal/buf"
 )
@@ -19,10 +21,12 @@ import (
 // drops the others (empty or inverted sequences, and a last sequence the
 // program never ended), since no lookup could reach them.
 //
-// Memory: 16 bytes per row when every row fits the compact form (its
+// Memory: about 8 bytes per row when every row fits the compact form (its
 // address within 4 GiB above its sequence's first, file, column and
 // discriminator below 65,536, op_index and ISA 0: what compilers and
-// linkers write), else 36; and 24 bytes per sequence. Arrays are allocated
+// linkers write): a 4-byte address offset and the rest packed (7.57 bytes
+// a row over the testdata/elf fixtures; 16 unpacked); else 36; and 24
+// bytes per sequence. Arrays are allocated
 // to size (NewTable decodes the program twice: once to count and choose
 // the form). Every row costs the program at least one byte, so a Table is
 // at most about 36 times the size of its program; for cmd/go's Go-linker
@@ -30,10 +34,13 @@ import (
 type Table struct {
 	h Header
 	// The compact form: row addresses as offsets from their sequence's
-	// Low, and the other registers in 12 bytes. A sequence's rows are
-	// contiguous.
+	// Low, and the other registers packed (rowPacker): blocks of
+	// rowBlock rows, each row a byte of flags and varints of what
+	// changed from the row before it in its block; blk[k] is where block
+	// k starts in enc. A sequence's rows are contiguous.
 	offs []uint32
-	rows []compactRow
+	enc  []byte
+	blk  []uint32
 	// The wide form, used instead when some row does not fit.
 	addrs []uint64
 	wide  []packedRow
@@ -52,6 +59,131 @@ type compactRow struct {
 	line                  uint32
 	file, column, discrim uint16
 	flags                 uint8
+}
+
+// rowBlock is how many rows of the compact form are packed against each
+// other: row i is unpacked from the start of its block, so a lookup
+// unpacks up to rowBlock rows.
+const rowBlock = 8
+
+// Bits of a packed row's first byte besides its flags (which take the
+// low five).
+const (
+	packFile    = 1 << 5 // the file differs from the row before: a uvarint follows
+	packDiscrim = 1 << 6 // the discriminator is not 0: a uvarint follows
+	packColumn  = 1 << 7 // the column differs from the row before: a uvarint follows
+)
+
+// seqPool holds the scratch of newTableForm's current sequence.
+var seqPool = sync.Pool{New: func() any { return new([]compactRow) }}
+
+// A rowPacker packs rows into blocks of rowBlock (see Table.enc): about 3
+// to 4 bytes a row against compactRow's 12, since a row's line moves by a few
+// from the row before and its file and column often stay.
+type rowPacker struct {
+	enc  []byte
+	blk  []uint32
+	prev compactRow
+	n    int // rows packed
+}
+
+// add packs rows after those packed so far. It reports false, packing
+// nothing, if the packed rows would pass 4 GiB.
+func (pk *rowPacker) add(rows []compactRow) bool {
+	// A row packs into at most 1 + 5 + 3 + 3 + 3 bytes.
+	if uint64(len(pk.enc))+15*uint64(len(rows)) > math.MaxUint32 {
+		return false
+	}
+	for i := range rows {
+		if pk.n%rowBlock == 0 {
+			pk.blk = append(pk.blk, uint32(len(pk.enc)))
+			pk.prev = compactRow{}
+		}
+		p := &rows[i]
+		h := p.flags
+		if p.file != pk.prev.file {
+			h |= packFile
+		}
+		if p.discrim != 0 {
+			h |= packDiscrim
+		}
+		if p.column != pk.prev.column {
+			h |= packColumn
+		}
+		if d := int64(p.line) - int64(pk.prev.line); -64 <= d && d < 64 {
+			pk.enc = append(pk.enc, h, byte(d<<1^d>>63))
+		} else {
+			pk.enc = binary.AppendVarint(append(pk.enc, h), d)
+		}
+		if h&packFile != 0 {
+			pk.enc = appendU16(pk.enc, p.file)
+		}
+		if h&packColumn != 0 {
+			pk.enc = appendU16(pk.enc, p.column)
+		}
+		if h&packDiscrim != 0 {
+			pk.enc = appendU16(pk.enc, p.discrim)
+		}
+		pk.prev = *p
+		pk.n++
+	}
+	return true
+}
+
+// finish returns the packed rows, copied to size when their slice has
+// much room to spare.
+func (pk *rowPacker) finish() ([]byte, []uint32) {
+	enc := pk.enc
+	if cap(enc)-len(enc) > len(enc)/8 {
+		enc = append([]byte(nil), enc...)
+	}
+	return enc, slices.Clip(pk.blk)
+}
+
+// unpackRow decodes the packed row at enc[k:] over p, which holds the row
+// before it in its block (zero for a block's first), and returns where
+// the next row starts. enc is rowPacker's output, so it does not check.
+// Most values take one byte: those skip the varint loops.
+func unpackRow(enc []byte, k int, p *compactRow) int {
+	h := enc[k]
+	if b := enc[k+1]; b < 0x80 {
+		p.line = uint32(int64(p.line) + (int64(b>>1) ^ -int64(b&1)))
+		k += 2
+	} else {
+		d, n := binary.Varint(enc[k+1:])
+		p.line = uint32(int64(p.line) + d)
+		k += 1 + n
+	}
+	p.flags = h & (packFile - 1)
+	if h&packFile != 0 {
+		p.file, k = unpackU16(enc, k)
+	}
+	if h&packColumn != 0 {
+		p.column, k = unpackU16(enc, k)
+	}
+	p.discrim = 0
+	if h&packDiscrim != 0 {
+		p.discrim, k = unpackU16(enc, k)
+	}
+	return k
+}
+
+// unpackU16 decodes the uvarint at enc[k:], a packed file, column or
+// discriminator.
+func unpackU16(enc []byte, k int) (uint16, int) {
+	if b := enc[k]; b < 0x80 {
+		return uint16(b), k + 1
+	}
+	v, n := binary.Uvarint(enc[k:])
+	return uint16(v), k + n
+}
+
+// appendU16 appends v as a uvarint.
+func appendU16(enc []byte, v uint16) []byte {
+	if v < 0x80 {
+		return append(enc, byte(v))
+	}
+	return binary.AppendUvarint(enc, uint64(v))
 }
 
 // packedRow is a Row without its address, its flags in one byte.
@@ -109,7 +241,11 @@ func (t *Table) row(i int, low uint64) Row {
 			Column: p.column, Discriminator: p.discriminator, ISA: p.isa}
 		f = p.flags
 	} else {
-		p := &t.rows[i]
+		var p compactRow
+		k := int(t.blk[i/rowBlock])
+		for range i%rowBlock + 1 {
+			k = unpackRow(t.enc, k, &p)
+		}
 		r = Row{Address: low + uint64(t.offs[i]), File: uint32(p.file), Line: p.line,
 			Column: uint32(p.column), Discriminator: uint32(p.discrim)}
 		f = p.flags
@@ -174,8 +310,19 @@ func newTableForm(r *Reader, allowCompact bool) (*Table, error) {
 	}
 	r.Reset()
 	t := &Table{seqs: make([]Sequence, 0, nseq)}
+	// The compact form's registers go through seq, the current
+	// sequence's, into pk once the sequence ends and is kept.
+	var (
+		pk  rowPacker
+		seq []compactRow
+	)
 	if compact {
-		t.offs, t.rows = make([]uint32, n), make([]compactRow, n)
+		t.offs = make([]uint32, n)
+		pk.enc = make([]byte, 0, 3*n)
+		pk.blk = make([]uint32, 0, (n+rowBlock-1)/rowBlock)
+		sp := seqPool.Get().(*[]compactRow)
+		defer func() { *sp = seq[:0]; seqPool.Put(sp) }()
+		seq = (*sp)[:0]
 	} else {
 		t.addrs, t.wide = make([]uint64, n), make([]packedRow, n)
 	}
@@ -203,8 +350,8 @@ decode:
 			}
 			if compact {
 				t.offs[w] = uint32(row.Address - low)
-				t.rows[w] = compactRow{line: row.Line, file: uint16(row.File), column: uint16(row.Column),
-					discrim: uint16(row.Discriminator), flags: flagsOf(row)}
+				seq = append(seq, compactRow{line: row.Line, file: uint16(row.File), column: uint16(row.Column),
+					discrim: uint16(row.Discriminator), flags: flagsOf(row)})
 			} else {
 				t.addrs[w] = row.Address
 				t.wide[w] = packedRow{row.OpIndex, row.File, row.Line, row.Column, row.Discriminator, row.ISA, flagsOf(row)}
@@ -220,6 +367,11 @@ decode:
 					err = buf.Errorf(pkgName, sectionName, r.Offset(), ErrLimit, "more than 2^32 rows")
 					break decode
 				}
+				if compact && !pk.add(seq) {
+					err = buf.Errorf(pkgName, sectionName, r.Offset(), ErrLimit, "rows packed past 4 GiB")
+					w = seqStart
+					break decode
+				}
 				sq := Sequence{Low: low, High: row.Address, first: uint32(seqStart), last: uint32(w)}
 				if nEnd <= len(r.seqSecs) {
 					sq.section = r.seqSecs[nEnd-1]
@@ -229,12 +381,13 @@ decode:
 				w = seqStart // empty or inverted: no lookup reaches it
 			}
 			seqStart = w
+			seq = seq[:0]
 		}
 	}
 	// Rows of a sequence the program never ended cannot be looked up.
 	if compact {
 		t.offs = slices.Clip(t.offs[:seqStart])
-		t.rows = slices.Clip(t.rows[:seqStart])
+		t.enc, t.blk = pk.finish()
 	} else {
 		t.addrs = slices.Clip(t.addrs[:seqStart])
 		t.wide = slices.Clip(t.wide[:seqStart])
@@ -273,7 +426,8 @@ func (t *Table) Len() int { return len(t.offs) + len(t.addrs) }
 // Options.PCSection (a relocatable object), only the sequences of pc's
 // section are searched, then those of no section.
 //
-// Cost: two binary searches, O(log sequences + log rows in the sequence);
+// Cost: two binary searches, O(log sequences + log rows in the sequence),
+// then unpacking up to rowBlock (8) rows of the compact form;
 // no allocation.
 func (t *Table) Lookup(pc uint64) (Row, bool) {
 	i, s := t.lookup(pc)
@@ -401,8 +555,34 @@ func (t *Table) Rows(s Sequence) iter.Seq[Row] {
 		if s.last > uint32(t.Len()) || s.first > s.last {
 			return // not a Sequence of this Table
 		}
-		for i := int(s.first); i < int(s.last); i++ {
-			if !yield(t.row(i, s.Low)) {
+		if t.addrs != nil {
+			for i := int(s.first); i < int(s.last); i++ {
+				if !yield(t.row(i, s.Low)) {
+					return
+				}
+			}
+			return
+		}
+		// Unpack the rows in order from the start of the first's block.
+		var p compactRow
+		i := int(s.first) &^ (rowBlock - 1)
+		k := int(t.blk[i/rowBlock])
+		for ; i < int(s.last); i++ {
+			if i%rowBlock == 0 {
+				p, k = compactRow{}, int(t.blk[i/rowBlock])
+			}
+			k = unpackRow(t.enc, k, &p)
+			if i < int(s.first) {
+				continue
+			}
+			r := Row{Address: s.Low + uint64(t.offs[i]), File: uint32(p.file), Line: p.line,
+				Column: uint32(p.column), Discriminator: uint32(p.discrim)}
+			r.IsStmt = p.flags&flagStmt != 0
+			r.BasicBlock = p.flags&flagBasicBlock != 0
+			r.EndSequence = p.flags&flagEndSequence != 0
+			r.PrologueEnd = p.flags&flagPrologueEnd != 0
+			r.EpilogueBegin = p.flags&flagEpilogueBegin != 0
+			if !yield(r) {
 				return
 			}
 		}

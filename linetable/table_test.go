@@ -2,6 +2,7 @@ package linetable
 
 import (
 	"errors"
+	"slices"
 	"sort"
 	"testing"
 )
@@ -259,7 +260,11 @@ func TestTableForms(t *testing.T) {
 			if compact.Len() != wide.Len() || len(compact.seqs) != len(wide.seqs) {
 				t.Fatalf("%s unit %#x: %d/%d rows, %d/%d sequences", fx.name, off, compact.Len(), wide.Len(), len(compact.seqs), len(wide.seqs))
 			}
-			for _, s := range wide.seqs {
+			for i, s := range wide.seqs {
+				// The packed rows, unpacked in order, are the wide form's.
+				if got, want := slices.Collect(compact.Rows(compact.seqs[i])), slices.Collect(wide.Rows(s)); !slices.Equal(got, want) {
+					t.Fatalf("%s unit %#x: sequence %d: compact rows %+v, wide %+v", fx.name, off, i, got, want)
+				}
 				for row := range wide.Rows(s) {
 					for _, pc := range []uint64{row.Address - 1, row.Address, row.Address + 1} {
 						r1, e1, ok1 := compact.LookupRange(pc)
