@@ -74,7 +74,10 @@
 // missing file and the answers are llvm-symbolizer-14's.
 //
 // Each Frame says which source answered (Source): DWARF, the symbol table,
-// or, for stripped Mach-O images, LC_FUNCTION_STARTS alone.
+// for stripped Mach-O images LC_FUNCTION_STARTS alone, or for Go binaries
+// without DWARF (-ldflags='-s -w', go run, go test) the Go runtime's own
+// tables, .gopclntab (package pclntab), with inlined calls expanded as
+// runtime.CallersFrames expands them; Options.GoPCLN forces either source.
 //
 // # Processes and profiles
 //
