@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/symbolize-go/symbolize/slide"
 )
@@ -307,10 +308,11 @@ type Request struct {
 // Batch returns an iterator over the answers of many requests, each
 // yielded once with its index in reqs. The requests are grouped by file,
 // each file's addresses are symbolized in address order and equal ones
-// once, and files are symbolized on all cores (runtime.GOMAXPROCS): the
-// answers come grouped by file and in address order, not in the order of
-// reqs. Answer.Frames is reused once the iteration continues; breaking
-// out of the loop stops the batch. A request whose file answers nothing or
+// once, and files are symbolized on all cores (runtime.GOMAXPROCS), a big
+// file's chunks on several: the answers come a chunk of one file at a
+// time, each chunk in address order, not in the order of reqs.
+// Answer.Frames is reused once the iteration continues; breaking out of
+// the loop stops the batch. A request whose file answers nothing or
 // whose address has no file address carries that error alone, with one
 // frame whose Source is SourceNone; once ctx is done, the requests not yet
 // symbolized are yielded so, with its error.
@@ -344,117 +346,159 @@ func (m *Modules) batch(ctx context.Context, reqs []Request, yield func(int, Ans
 	if len(groups) == 0 {
 		return
 	}
-	workers := min(runtime.GOMAXPROCS(0), len(groups))
 	// The files with the most requests go first, so that the cores finish
 	// together rather than one waiting on a big file taken last (longest
-	// job first). With fewer files than twice the cores, big ones are cut
-	// so that the cores share one file's work too; with more, each file
-	// stays whole: its first lookups (opening, indexing, the symbol table)
-	// are serial, and a second core would only wait on them.
+	// job first). Each file is one job: its first lookups (opening,
+	// indexing, the symbol table) are serial. Once a file is open its
+	// chunks are shared: a worker with no file left to start helps with
+	// the chunks of files still being symbolized.
 	slices.SortStableFunc(groups, func(a, b batchGroup) int { return cmp.Compare(len(b.reqs), len(a.reqs)) })
-	var jobs []batchGroup
-	per := max(batchChunk, len(reqs)/(4*max(workers, 1)))
-	if len(groups) >= 2*workers {
-		per = len(reqs)
-	}
-	for _, g := range groups {
-		for lo := 0; lo < len(g.reqs); lo += per {
-			jobs = append(jobs, batchGroup{key: g.key, reqs: g.reqs[lo:min(lo+per, len(g.reqs))]})
-		}
-	}
-	workers = min(runtime.GOMAXPROCS(0), len(jobs))
-	out := make(chan *batchPart, 2*workers)
-	stop := make(chan struct{})
-	next := make(chan batchGroup)
-	go func() {
-		defer close(next)
-		for _, j := range jobs {
-			select {
-			case next <- j:
-			case <-stop:
-				return
-			}
-		}
-	}()
+	s := &batchRun{m: m, ctx: ctx, reqs: reqs, groups: groups, stop: make(chan struct{})}
+	s.cond.L = &s.mu
+	workers := min(runtime.GOMAXPROCS(0), max(len(groups), s.chunksOf(groups[0])))
+	s.out = make(chan *batchPart, 2*workers)
 	var wg sync.WaitGroup
 	for range workers {
-		wg.Go(func() {
-			for j := range next {
-				if !m.runGroup(ctx, reqs, j, out, stop) {
-					return
-				}
-			}
-		})
+		wg.Go(s.work)
 	}
 	go func() {
 		wg.Wait()
-		close(out)
+		close(s.out)
 	}()
 	ok := true
-	for p := range out {
+	for p := range s.out {
 		if ok {
 			ok = p.emit(reqs, yield)
 			if !ok {
-				close(stop)
+				close(s.stop)
 			}
 		}
 		p.free(m)
 	}
 }
 
-// groupRequests sorts the requests' indices by file, mapping and address,
-// and returns them cut into one group per file.
-func groupRequests(reqs []Request) []batchGroup {
-	type keyed struct {
-		file int32 // index of the file's first request, as a group id
-		i    int32
-	}
-	ids := make(map[moduleKey]int32)
-	order := make([]keyed, len(reqs))
-	var last *slide.Module
-	var lastID int32
-	for i := range reqs {
-		mp := reqs[i].Mapping
-		if mp != last || i == 0 {
-			k := moduleKey{path: "\x00unmapped"}
-			if mp != nil {
-				k = moduleKey{path: mp.Path, buildID: normBuildID(mp.UUID)}
-			}
-			id, seen := ids[k]
-			if !seen {
-				id = int32(len(ids))
-				ids[k] = id
-			}
-			last, lastID = mp, id
-		}
-		order[i] = keyed{lastID, int32(i)}
-	}
-	slices.SortFunc(order, func(a, b keyed) int {
-		if c := cmp.Compare(a.file, b.file); c != 0 {
-			return c
-		}
-		return cmp.Compare(reqs[a.i].PC, reqs[b.i].PC)
-	})
-	keys := make([]moduleKey, len(ids))
-	for k, id := range ids {
-		keys[id] = k
-	}
-	idx := make([]int32, len(order))
-	var groups []batchGroup
-	for i, o := range order {
-		idx[i] = o.i
-		if i == 0 || o.file != order[i-1].file {
-			groups = append(groups, batchGroup{key: keys[o.file], reqs: idx[i:i]})
-		}
-		g := &groups[len(groups)-1]
-		g.reqs = g.reqs[:len(g.reqs)+1]
-	}
-	return groups
+// A batchRun is one Batch call's shared state: the groups not yet
+// started, and the open groups whose chunks any worker may take.
+type batchRun struct {
+	m      *Modules
+	ctx    context.Context
+	reqs   []Request
+	groups []batchGroup
+	out    chan *batchPart
+	stop   chan struct{}
+
+	mu       sync.Mutex
+	next     int          // index of the next group to start
+	cond     sync.Cond    // on mu: a group opened or a start ended
+	open     []*groupWork // groups with chunks left, oldest first
+	starting int          // groups taken but not yet open or done
 }
 
-// runGroup symbolizes one group's requests and sends them to out a part
-// at a time; false when the batch stopped.
-func (m *Modules) runGroup(ctx context.Context, reqs []Request, g batchGroup, out chan<- *batchPart, stop <-chan struct{}) bool {
+// A groupWork is one file's rebased addresses, cut into chunks that
+// workers claim in address order.
+type groupWork struct {
+	om      *openModule
+	rb      []rebased
+	chunk   atomic.Int64 // the next chunk to claim
+	nchunks int64
+}
+
+// A rebased request: its file address and its index in the batch.
+type rebased struct {
+	addr uint64
+	i    int32
+}
+
+func (s *batchRun) chunksOf(g batchGroup) int { return (len(g.reqs) + batchChunk - 1) / batchChunk }
+
+// work starts groups while some are left, then helps with the chunks of
+// groups that others started, until none is left.
+func (s *batchRun) work() {
+	for {
+		s.mu.Lock()
+		k := s.next
+		if k < len(s.groups) {
+			s.next++
+			s.starting++
+		}
+		s.mu.Unlock()
+		if k < len(s.groups) {
+			if !s.startGroup(s.groups[k]) {
+				return
+			}
+			continue
+		}
+		gw := s.join()
+		if gw == nil {
+			return
+		}
+		ok := s.runChunks(gw)
+		s.m.release(gw.om)
+		if !ok {
+			return
+		}
+	}
+}
+
+// testHookJoin, when set by a test, is called when a worker joins another's
+// group, with the group's path.
+var testHookJoin func(path string)
+
+// join takes a hold on the module of the oldest open group that has
+// chunks left, waiting while groups are being opened; nil when no group
+// has chunks left and none is being opened.
+func (s *batchRun) join() *groupWork {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for {
+		for len(s.open) > 0 {
+			gw := s.open[0]
+			if gw.chunk.Load() < gw.nchunks {
+				// The group's starter holds the module until it has
+				// taken the group off s.open, under s.mu: the hold
+				// taken here cannot be the one that closes it.
+				s.m.retain(gw.om)
+				if testHookJoin != nil {
+					testHookJoin(gw.om.key.path)
+				}
+				return gw
+			}
+			s.open = s.open[1:]
+		}
+		if s.starting == 0 {
+			return nil
+		}
+		s.cond.Wait()
+	}
+}
+
+// opened ends a start: the group, when not nil, has chunks to share.
+func (s *batchRun) opened(gw *groupWork) {
+	s.mu.Lock()
+	s.starting--
+	if gw != nil {
+		s.open = append(s.open, gw)
+	}
+	s.mu.Unlock()
+	s.cond.Broadcast()
+}
+
+// send hands a part to the consumer; false when the batch stopped.
+func (s *batchRun) send(p *batchPart) bool {
+	select {
+	case s.out <- p:
+		return true
+	case <-s.stop:
+		p.free(s.m)
+		return false
+	}
+}
+
+// startGroup opens one group's file, rebases its addresses, sends the
+// requests that failed, and symbolizes its chunks with any workers that
+// join; false when the batch stopped.
+func (s *batchRun) startGroup(g batchGroup) bool {
+	m, reqs := s.m, s.reqs
 	var om *openModule
 	var openErr error
 	if mp := reqs[g.reqs[0]].Mapping; mp == nil {
@@ -466,10 +510,6 @@ func (m *Modules) runGroup(ctx context.Context, reqs []Request, g batchGroup, ou
 		}
 	}
 	// Rebase every address; those that fail carry their error.
-	type rebased struct {
-		addr uint64
-		i    int32
-	}
 	rb := make([]rebased, 0, len(g.reqs))
 	var failed []int32
 	var failErr []error
@@ -485,18 +525,21 @@ func (m *Modules) runGroup(ctx context.Context, reqs []Request, g batchGroup, ou
 		}
 		rb = append(rb, rebased{reqs[i].PC - base, i})
 	}
-	// A file's mappings rebase in order unless their bases differ.
-	if !slices.IsSortedFunc(rb, func(a, b rebased) int { return cmp.Compare(a.addr, b.addr) }) {
-		slices.SortStableFunc(rb, func(a, b rebased) int { return cmp.Compare(a.addr, b.addr) })
-	}
-	send := func(p *batchPart) bool {
-		select {
-		case out <- p:
-			return true
-		case <-stop:
-			p.free(m)
-			return false
+	// Address order, equal addresses in the order of reqs.
+	slices.SortFunc(rb, func(a, b rebased) int {
+		if c := cmp.Compare(a.addr, b.addr); c != 0 {
+			return c
 		}
+		return cmp.Compare(a.i, b.i)
+	})
+	var gw *groupWork
+	if len(rb) > 0 {
+		gw = &groupWork{om: om, rb: rb, nchunks: int64((len(rb) + batchChunk - 1) / batchChunk)}
+	}
+	if gw != nil && gw.nchunks > 1 {
+		s.opened(gw)
+	} else {
+		s.opened(nil)
 	}
 	if len(failed) > 0 {
 		p := &batchPart{reqs: failed, errs: failErr, addrs: make([]uint64, len(failed))}
@@ -504,35 +547,120 @@ func (m *Modules) runGroup(ctx context.Context, reqs []Request, g batchGroup, ou
 			m.retain(om)
 			p.om = om
 		}
-		if !send(p) {
+		if !s.send(p) {
+			if gw != nil {
+				gw.chunk.Store(gw.nchunks) // nothing more to claim
+			}
+			s.leave(gw)
 			m.releaseIf(om)
 			return false
 		}
 	}
-	for lo := 0; lo < len(rb); lo += batchChunk {
-		part := rb[lo:min(lo+batchChunk, len(rb))]
-		p := &batchPart{reqs: make([]int32, len(part)), addrs: make([]uint64, len(part))}
-		for k, r := range part {
-			p.reqs[k], p.addrs[k] = r.i, r.addr
+	if gw == nil {
+		m.releaseIf(om)
+		return true
+	}
+	ok := s.runChunks(gw)
+	s.leave(gw)
+	m.release(om)
+	return ok
+}
+
+// leave takes the starter's group off s.open, before the starter lets go
+// of its module.
+func (s *batchRun) leave(gw *groupWork) {
+	if gw == nil {
+		return
+	}
+	s.mu.Lock()
+	if k := slices.Index(s.open, gw); k >= 0 {
+		s.open = slices.Delete(s.open, k, k+1)
+	}
+	s.mu.Unlock()
+}
+
+// runChunks symbolizes the group's chunks until none is left to claim;
+// false when the batch stopped. The caller holds the module.
+func (s *batchRun) runChunks(gw *groupWork) bool {
+	m := s.m
+	for {
+		k := gw.chunk.Add(1) - 1
+		if k >= gw.nchunks {
+			return true
 		}
-		if err := ctx.Err(); err != nil {
+		lo := int(k) * batchChunk
+		part := gw.rb[lo:min(lo+batchChunk, len(gw.rb))]
+		p := &batchPart{reqs: make([]int32, len(part)), addrs: make([]uint64, len(part))}
+		for j, r := range part {
+			p.reqs[j], p.addrs[j] = r.i, r.addr
+		}
+		if err := s.ctx.Err(); err != nil {
 			p.errs = make([]error, len(part))
-			for k := range p.errs {
-				p.errs[k] = err
+			for j := range p.errs {
+				p.errs[j] = err
 			}
 		} else {
 			p.c = chunkPool.Get().(*chunkResult)
-			p.c.fill(om.bin, p.addrs)
+			p.c.fill(gw.om.bin, p.addrs)
 		}
-		m.retain(om)
-		p.om = om
-		if !send(p) {
-			m.releaseIf(om)
+		m.retain(gw.om)
+		p.om = gw.om
+		if !s.send(p) {
 			return false
 		}
 	}
-	m.releaseIf(om)
-	return true
+}
+
+// groupRequests cuts the requests' indices into one group per file, each
+// in the order of reqs (startGroup sorts a group's addresses, on the
+// worker that takes it).
+func groupRequests(reqs []Request) []batchGroup {
+	// A profile's requests share a few mappings: look them up by pointer
+	// first, and by file only once per mapping.
+	byMapping := make(map[*slide.Module]int32)
+	ids := make(map[moduleKey]int32)
+	file := make([]int32, len(reqs))
+	var last *slide.Module
+	lastID := int32(-1)
+	for i := range reqs {
+		mp := reqs[i].Mapping
+		if mp != last || lastID < 0 {
+			id, seen := byMapping[mp]
+			if !seen {
+				k := moduleKey{path: "\x00unmapped"}
+				if mp != nil {
+					k = moduleKey{path: mp.Path, buildID: normBuildID(mp.UUID)}
+				}
+				id, seen = ids[k]
+				if !seen {
+					id = int32(len(ids))
+					ids[k] = id
+				}
+				byMapping[mp] = id
+			}
+			last, lastID = mp, id
+		}
+		file[i] = lastID
+	}
+	// A counting sort by file keeps each file's requests in their order.
+	starts := make([]int32, len(ids)+1)
+	for _, f := range file {
+		starts[f+1]++
+	}
+	for f := range len(ids) {
+		starts[f+1] += starts[f]
+	}
+	idx := make([]int32, len(reqs))
+	fill := slices.Clone(starts[:len(ids)])
+	for i, f := range file {
+		idx[fill[f]] = int32(i)
+		fill[f]++
+	}
+	groups := make([]batchGroup, len(ids))
+	for k, id := range ids {
+		groups[id] = batchGroup{key: k, reqs: idx[starts[id]:starts[id+1]:starts[id+1]]}
+	}
+	return groups
 }
 
 // retain takes one more hold on a module already held.

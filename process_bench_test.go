@@ -59,6 +59,7 @@ func BenchmarkModulesBatch(b *testing.B) {
 		b.Run(fmt.Sprintf("procs=%d", procs), func(b *testing.B) {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 			b.ReportMetric(float64(len(reqs)), "addrs/op")
+			cpu0 := processCPUTime()
 			for b.Loop() {
 				mods := NewModules(&ModulesOptions{Options: Options{Inlines: true}})
 				n := 0
@@ -70,6 +71,9 @@ func BenchmarkModulesBatch(b *testing.B) {
 					b.Fatalf("%d frames for %d addresses", n, len(reqs))
 				}
 			}
+			// CPU time per batch: with 2 cores, what the parallel run
+			// spends beyond the serial one is its overhead.
+			b.ReportMetric(float64(processCPUTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 		})
 	}
 }

@@ -604,3 +604,79 @@ func (p *Process) findPath(path string) *slide.Module {
 	}
 	return nil
 }
+
+// TestModulesBatchShared: a big file's chunks are shared by the workers
+// once it is open, under a cache of one module, and every answer equals
+// the file's own; breaking out mid-batch lets every module go.
+func TestModulesBatchShared(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	}
+	names := []string{"json-gcc-O2", "go-trimpath", "c-gcc-O2-dwarf5"}
+	var reqs []Request
+	var want [][]Frame
+	for k, name := range names {
+		path := filepath.Join("testdata", "elf", name)
+		base := uint64(k+1) << 40
+		maps := loadMaps(t, path, base)
+		b, err := Open(path, &Options{Inlines: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range textAddrs(t, path) {
+			for i := range maps {
+				if maps[i].Start <= base+a && base+a < maps[i].End {
+					fr, _ := b.AppendFrames(nil, a)
+					reqs, want = append(reqs, Request{Mapping: &maps[i], PC: base + a}), append(want, fr)
+					break
+				}
+			}
+		}
+		b.Close()
+	}
+	if n := len(reqs); n < 4*batchChunk {
+		t.Fatalf("only %d requests", n)
+	}
+	var mu sync.Mutex
+	joined := map[string]int{}
+	testHookJoin = func(path string) {
+		mu.Lock()
+		joined[filepath.Base(path)]++
+		mu.Unlock()
+	}
+	defer func() { testHookJoin = nil }()
+	mods := NewModules(&ModulesOptions{MaxOpen: 1, Options: Options{Inlines: true}})
+	defer mods.Close()
+	seen := make([]bool, len(reqs))
+	for i, a := range mods.Batch(context.Background(), reqs) {
+		if seen[i] {
+			t.Fatalf("answer %d twice", i)
+		}
+		seen[i] = true
+		if a.Err != nil || !slices.Equal(a.Frames, want[i]) {
+			t.Fatalf("%d: %+v, want %v", i, a, want[i])
+		}
+	}
+	if i := slices.Index(seen, false); i >= 0 {
+		t.Fatalf("no answer for %d", i)
+	}
+	// The biggest file starts first, so the other worker, done with
+	// the rest, joins it.
+	if joined["go-trimpath"] == 0 {
+		t.Errorf("no worker joined go-trimpath's chunks: %v", joined)
+	}
+	// Breaking out while chunks are shared: no hold is left behind.
+	n := 0
+	for range mods.Batch(context.Background(), reqs) {
+		if n++; n == 3*batchChunk {
+			break
+		}
+	}
+	mods.mu.Lock()
+	defer mods.mu.Unlock()
+	for e := mods.lru.Front(); e != nil; e = e.Next() {
+		if om := e.Value.(*openModule); om.refs != 0 {
+			t.Errorf("%s held %d times after the batch", om.key.path, om.refs)
+		}
+	}
+}
