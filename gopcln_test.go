@@ -92,60 +92,63 @@ func frameText(fr []symbolize.Frame, startLine bool) string {
 // GoPCLNAlways must answer as the -s -w build, frame for frame.
 func TestGoPCLNAgreesWithDWARF(t *testing.T) {
 	for _, pair := range gopclnPairs(t) {
-		fx := filepath.Base(pair[1])
-		t.Run(fx, func(t *testing.T) {
-			ex := newGopclnExceptions(t, pair)
-			for _, inl := range []bool{true, false} {
-				dw, err := symbolize.Open(pair[0], &symbolize.Options{Inlines: inl})
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer dw.Close()
-				sw, err := symbolize.Open(pair[1], &symbolize.Options{Inlines: inl})
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer sw.Close()
-				forced, err := symbolize.Open(pair[0], &symbolize.Options{Inlines: inl, GoPCLN: symbolize.GoPCLNAlways})
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer forced.Close()
-				var a, b, c []symbolize.Frame
-				agree, inlined, excused, bad := 0, 0, 0, 0
-				for _, pc := range gopclnAddrs(t, sw, pair[1]) {
-					a, _ = dw.AppendFrames(a[:0], pc)
-					b, _ = sw.AppendFrames(b[:0], pc)
-					c, _ = forced.AppendFrames(c[:0], pc)
-					if b[0].Source != symbolize.SourceGoPCLN && b[0].Source != symbolize.SourceNone {
-						t.Fatalf("%#x: source %v", pc, b[0].Source)
-					}
-					if a[0].Source == symbolize.SourceNone && b[0].Source == symbolize.SourceNone {
-						continue
-					}
-					if pcln(b) != pcln(c) && !linkerMarker(b) && !linkerMarker(c) && !twinSymbolOnly(b, c) {
-						t.Errorf("%#x: -s -w and the twin with GoPCLNAlways differ:\n%s\n%s", pc, frameText(b, true), frameText(c, true))
-					}
-					switch ok, exc := ex.agree(pc, a, b); {
-					case !ok:
-						if bad++; bad <= 5 {
-							t.Errorf("%#x: inlines=%v\n  DWARF %s\npclntab %s", pc, inl, frameText(a, ex.startLine), frameText(b, ex.startLine))
-						}
-						continue
-					case exc:
-						excused++
-					default:
-						agree++
-					}
-					if len(b) > 1 {
-						inlined++
-					}
-				}
-				t.Logf("inlines=%v: %d addresses agree, %d more where exceptions excuse a field (%d of all with inlined frames), %d differ", inl, agree, excused, inlined, bad)
-			}
-			ex.checkUsed(t)
-		})
+		t.Run(filepath.Base(pair[1]), func(t *testing.T) { checkGoPCLNPair(t, pair) })
 	}
+}
+
+// checkGoPCLNPair is TestGoPCLNAgreesWithDWARF on one pair: the DWARF
+// build and its -s -w twin, named NAME-dwarf and NAME-sw.
+func checkGoPCLNPair(t *testing.T, pair [2]string) {
+	ex := newGopclnExceptions(t, pair)
+	for _, inl := range []bool{true, false} {
+		dw, err := symbolize.Open(pair[0], &symbolize.Options{Inlines: inl})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer dw.Close()
+		sw, err := symbolize.Open(pair[1], &symbolize.Options{Inlines: inl})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sw.Close()
+		forced, err := symbolize.Open(pair[0], &symbolize.Options{Inlines: inl, GoPCLN: symbolize.GoPCLNAlways})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer forced.Close()
+		var a, b, c []symbolize.Frame
+		agree, inlined, excused, bad := 0, 0, 0, 0
+		for _, pc := range gopclnAddrs(t, sw, pair[1]) {
+			a, _ = dw.AppendFrames(a[:0], pc)
+			b, _ = sw.AppendFrames(b[:0], pc)
+			c, _ = forced.AppendFrames(c[:0], pc)
+			if b[0].Source != symbolize.SourceGoPCLN && b[0].Source != symbolize.SourceNone {
+				t.Fatalf("%#x: source %v", pc, b[0].Source)
+			}
+			if a[0].Source == symbolize.SourceNone && b[0].Source == symbolize.SourceNone {
+				continue
+			}
+			if pcln(b) != pcln(c) && !linkerMarker(b) && !linkerMarker(c) && !twinSymbolOnly(b, c) {
+				t.Errorf("%#x: -s -w and the twin with GoPCLNAlways differ:\n%s\n%s", pc, frameText(b, true), frameText(c, true))
+			}
+			switch ok, exc := ex.agree(pc, a, b); {
+			case !ok:
+				if bad++; bad <= 5 {
+					t.Errorf("%#x: inlines=%v\n  DWARF %s\npclntab %s", pc, inl, frameText(a, ex.startLine), frameText(b, ex.startLine))
+				}
+				continue
+			case exc:
+				excused++
+			default:
+				agree++
+			}
+			if len(b) > 1 {
+				inlined++
+			}
+		}
+		t.Logf("inlines=%v: %d addresses agree, %d more where exceptions excuse a field (%d of all with inlined frames), %d differ", inl, agree, excused, inlined, bad)
+	}
+	ex.checkUsed(t)
 }
 
 // linkerMarker reports whether fr is a linker-made marker of the FIPS

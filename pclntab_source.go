@@ -306,7 +306,8 @@ func (e *elfSource) goImage() (goImage, bool, error) {
 // (taken as 0: the file's own addresses). A section a relocation writes
 // into is copied first. Only R_X86_64_RELATIVE and R_AARCH64_RELATIVE of
 // 64-bit files are applied (32-bit files use REL, whose addends are in
-// place already); DT_RELR's packed relocations are not read.
+// place already); DT_RELR's packed relocations need not be read: their
+// places hold the link-time value too (TestGoPCLNAgreesWithDWARFRELR).
 func relocateModule(f *elfx.File, module []imageSection) {
 	var relative uint32
 	switch f.Machine {

@@ -6,7 +6,7 @@ cd "$(dirname "$0")"
 # Under the race detector sync.Pool drops items at random, so the tests
 # that count a lookup's allocations (each named *Allocs*) skip there: they
 # run first without it, where they must hold.
-# TestGoPCLNAgreesWithDWARF runs here too: under -race it samples the
+# TestGoPCLNAgreesWithDWARF (and its RELR variant, which builds its pair with gcc) runs here too: under -race it samples the
 # addresses and only logs an exception that matched nothing, so its full
 # sweep, which fails on one, must run without it (5 s).
 echo "== allocation tests and the Go table's full agreement sweep, without the race detector"
