@@ -111,17 +111,22 @@ func loadModule(src sectionSource, pc uint64, warns *warnList) *dwarfModule {
 		}
 	}
 	var wg sync.WaitGroup
-	if lazy[secInfo] != nil {
-		// The aranges are small: read them first to find pc's unit
-		// and inflate .debug_info through it alongside the rest.
-		out[secAranges], errs[secAranges] = src.dwarfSection(names[secAranges])
-		aranges := dwinfo.New(dwinfo.Sections{Aranges: out[secAranges]}, nil)
-		if off, _, _, ok := dwinfo.NewIndex(aranges).LookupRange(pc); ok && errs[secAranges] == nil {
-			wg.Go(func() { lazy[secInfo].Unit(off) })
+	// The aranges are small: read them first, build the index's first
+	// tier from them alongside the other sections, and, when .debug_info
+	// is lazy, inflate it through pc's unit alongside the rest too.
+	out[secAranges], errs[secAranges] = src.dwarfSection(names[secAranges])
+	var arIndex *dwinfo.Index
+	if errs[secAranges] == nil {
+		aranges := dwinfo.New(dwinfo.Sections{Aranges: out[secAranges], BigEndian: src.bigEndian()}, nil)
+		if lazy[secInfo] != nil {
+			if off, ok := arangesUnit(aranges, pc); ok {
+				wg.Go(func() { lazy[secInfo].Unit(off) })
+			}
 		}
+		wg.Go(func() { arIndex = dwinfo.NewIndex(aranges) })
 	}
 	for i, name := range names {
-		if lazy[i] != nil || out[i] != nil {
+		if lazy[i] != nil || out[i] != nil || i == secAranges {
 			continue
 		}
 		wg.Go(func() { out[i], errs[i] = src.dwarfSection(name) })
@@ -157,7 +162,13 @@ func loadModule(src sectionSource, pc uint64, warns *warnList) *dwarfModule {
 		secs.InfoPrefix, secs.InfoSize = lazy[secInfo].Fetch, lazy[secInfo].Size
 	}
 	d := dwinfo.New(secs, nil)
-	m := &dwarfModule{data: d, index: dwinfo.NewIndex(d), line: lazy[secLine], info: lazy[secInfo],
+	var index *dwinfo.Index
+	if arIndex != nil && out[secAranges] != nil {
+		index = arIndex.WithData(d)
+	} else {
+		index = dwinfo.NewIndex(d)
+	}
+	m := &dwarfModule{data: d, index: index, line: lazy[secLine], info: lazy[secInfo],
 		lineStr: out[secLineStr], str: out[secStr], addr: out[secAddr], ranges: out[secRanges], big: big, warns: warns}
 	if obj, ok := src.(objectSource); ok {
 		if sectionOf, _ := obj.lineSections(); sectionOf != nil {
@@ -168,6 +179,20 @@ func loadModule(src sectionSource, pc uint64, warns *warnList) *dwarfModule {
 		}
 	}
 	return m
+}
+
+// arangesUnit returns the unit of the first .debug_aranges tuple holding
+// pc: a guess of the unit that the index will pick, good enough to start
+// inflating .debug_info early, without building the index first.
+func arangesUnit(d *dwinfo.Data, pc uint64) (uint64, bool) {
+	ar := d.Aranges()
+	var a dwinfo.Arange
+	for ar.Next(&a) == nil {
+		if a.Start <= pc && pc-a.Start < a.Length {
+			return a.Unit, true
+		}
+	}
+	return 0, false
 }
 
 // unitState is one compilation unit's lazily built lookup structures. The

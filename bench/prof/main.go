@@ -12,14 +12,27 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 	"time"
 )
 
 // main runs the command with a CPU profile (SYMBOLIZE_CPUPROFILE), a heap
 // profile taken near the peak of the live heap (SYMBOLIZE_HEAPPROFILE) and
-// one at exit with every allocation (SYMBOLIZE_HEAPPROFILE.final).
+// one at exit with every allocation (SYMBOLIZE_HEAPPROFILE.final), and an
+// execution trace (SYMBOLIZE_TRACE, for go tool trace).
 func main() {
 	cpuPath, heapPath := os.Getenv("SYMBOLIZE_CPUPROFILE"), os.Getenv("SYMBOLIZE_HEAPPROFILE")
+	if p := os.Getenv("SYMBOLIZE_TRACE"); p != "" {
+		f, err := os.Create(p)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		if err := trace.Start(f); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
 	if cpuPath != "" {
 		f, err := os.Create(cpuPath)
 		if err != nil {
@@ -46,6 +59,7 @@ func main() {
 		writeHeap(heapPath + ".final")
 		fmt.Fprintf(os.Stderr, "profile: peak HeapAlloc %.1f MB\n", float64(peak)/(1<<20))
 	}
+	trace.Stop() // a no-op without SYMBOLIZE_TRACE
 	os.Exit(code)
 }
 

@@ -3,6 +3,7 @@ package dwinfo
 import (
 	"errors"
 	"io"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -409,5 +410,30 @@ func TestConstructLikeLLVM(t *testing.T) {
 	want := []ivl{{0x100, 0x300, 0x50}, {0x300, 0x400, 0x10}, {0x500, 0x600, 0x20}}
 	if !slices.Equal(got, want) {
 		t.Fatalf("got %x\nwant %x", got, want)
+	}
+}
+
+// TestConstructShortcut: on random spans, disjoint or not, construct
+// gives what the sweep gives.
+func TestConstructShortcut(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := range 3000 {
+		n := 1 + rng.IntN(40)
+		var rs []span
+		at := uint64(rng.IntN(100))
+		for range n {
+			lo := at + uint64(rng.IntN(3)) // often adjacent
+			hi := lo + 1 + uint64(rng.IntN(20))
+			if round%3 == 0 && rng.IntN(8) == 0 {
+				lo -= min(lo, uint64(rng.IntN(30))) // an overlap now and then
+			}
+			rs = append(rs, span{lo, hi, uint64(rng.IntN(4)) * 0x10})
+			at = hi
+		}
+		rng.Shuffle(len(rs), func(i, j int) { rs[i], rs[j] = rs[j], rs[i] })
+		want := sweep(slices.Clone(rs))
+		if got := construct(slices.Clone(rs)); !slices.Equal(got, want) {
+			t.Fatalf("round %d: spans %x\nconstruct %x\nsweep     %x", round, rs, got, want)
+		}
 	}
 }

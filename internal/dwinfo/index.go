@@ -77,6 +77,14 @@ func NewIndex(d *Data) *Index {
 	return ix
 }
 
+// WithData returns an Index over d with ix's aranges tier, for a d whose
+// .debug_aranges is the one ix was built from: the tier can then be built
+// before d's other sections are read. Its units tier is d's own, built as
+// NewIndex's would be.
+func (ix *Index) WithData(d *Data) *Index {
+	return &Index{d: d, aranges: ix.aranges, listed: ix.listed, arErr: ix.arErr}
+}
+
 // Lookup returns the offset of the unit covering pc and whether one does.
 func (ix *Index) Lookup(pc uint64) (uint64, bool) {
 	u, _, _, ok := ix.LookupRange(pc)
@@ -180,12 +188,48 @@ func appendSpan(rs []span, unit, lo, hi uint64) []span {
 	return append(rs, span{lo, hi, unit})
 }
 
-// construct turns overlapping spans into sorted disjoint ranges, following
-// LLVM's DWARFDebugAranges::construct: sweep the endpoints keeping the
-// multiset of units covering the current address; a segment extends the
-// previous range if that range ends here and its unit still covers the
-// segment, and otherwise starts a range owned by the lowest covering unit.
+// construct turns overlapping spans into sorted disjoint ranges, as
+// LLVM's DWARFDebugAranges::construct does (see sweep). Spans that do not
+// overlap, as producers emit them, take a shortcut with the same result:
+// in address order, a span that starts where the previous range ends and
+// has its unit extends that range. It reorders rs.
 func construct(rs []span) []ivl {
+	if len(rs) == 0 {
+		return nil
+	}
+	byLo := func(a, b span) int {
+		switch {
+		case a.lo < b.lo:
+			return -1
+		case a.lo > b.lo:
+			return 1
+		}
+		return 0
+	}
+	if !slices.IsSortedFunc(rs, byLo) {
+		slices.SortFunc(rs, byLo)
+	}
+	out := make([]ivl, 0, len(rs))
+	for _, r := range rs {
+		n := len(out)
+		if n > 0 && r.lo < out[n-1].hi {
+			return sweep(rs) // an overlap: the general case
+		}
+		if n > 0 && out[n-1].hi == r.lo && out[n-1].unit == r.unit {
+			out[n-1].hi = r.hi
+			continue
+		}
+		out = append(out, ivl{r.lo, r.hi, r.unit})
+	}
+	return slices.Clip(out)
+}
+
+// sweep is LLVM's DWARFDebugAranges::construct: sweep the endpoints
+// keeping the multiset of units covering the current address; a segment
+// extends the previous range if that range ends here and its unit still
+// covers the segment, and otherwise starts a range owned by the lowest
+// covering unit.
+func sweep(rs []span) []ivl {
 	if len(rs) == 0 {
 		return nil
 	}
