@@ -56,7 +56,8 @@ func seedUnits(f *testing.F) {
 }
 
 // FuzzChain builds the Index of every unit of arbitrary .debug_info (DIE
-// walk, address map, reference chains), whole and lazy, and looks up the
+// walk, address map, reference chains), whole and lazy (whose scan by code
+// sets must find what the scan by tags finds), and looks up the
 // start of every span and a fuzzed PC. aux serves as both .debug_ranges and
 // .debug_rnglists.
 func FuzzChain(f *testing.F) {
@@ -91,6 +92,7 @@ func FuzzChain(f *testing.F) {
 			// The lazy Index on the same unit: at the same PCs, reading
 			// the trees they land in, and at every function's start.
 			lz, _ := Build(d, u, nil, &Options{Lazy: true, LazyMinSize: 1, Warn: func(error) {}})
+			scanBoth(t, d, u, "fuzz")
 			frames = lz.AppendChain(frames[:0], pc)
 			lz.Subroutine(pc)
 			for i, lo := range ix.lo {

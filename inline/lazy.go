@@ -108,7 +108,7 @@ func buildLazy(d *dwinfo.Data, u *dwinfo.Unit, lt *linetable.Table, opts *Option
 		recs: map[uint64]cachedRec{}}
 	// The scan marks no DIEs and reads no names: no bitmap, no strings.
 	b := newBuilderAt(d, u, lt, opts, u.DIEOffset, u.DIEOffset, nil)
-	spans, err, ok := b.scan(lz)
+	spans, err, ok := b.scan(lz, false)
 	b.own.path(0)
 	lz.own = b.own
 	b.release()
@@ -124,8 +124,9 @@ func buildLazy(d *dwinfo.Data, u *dwinfo.Unit, lt *linetable.Table, opts *Option
 // scan reads the DIEs of the unit in section order, as walk does, and
 // lists the roots and their ranges, in pre-order. ok is false when the
 // unit needs the whole-unit walk (a reversed range, or ranges below a
-// root without any).
-func (b *builder) scan(lz *lazyIndex) (spans []topSpan, _ error, ok bool) {
+// root without any). byTag makes the reader return every subroutine
+// (tests compare the two ways).
+func (b *builder) scan(lz *lazyIndex, byTag bool) (spans []topSpan, _ error, ok bool) {
 	u := b.u
 	er := u.Entries()
 	var (
@@ -151,6 +152,10 @@ func (b *builder) scan(lz *lazyIndex) (spans []topSpan, _ error, ok bool) {
 		}
 	}
 	skipTop := gccC(u)
+	// Which DIEs the reader returns besides the ones that close an open
+	// subroutine (see scanCodes): by abbreviation where the table allows.
+	sets, bySet := scanCodes(u)
+	bySet = bySet && !byTag
 	for {
 		// Only subroutines, the DIEs that close an open one, and (for
 		// skipTop) the top-level ones do anything below: the reader
@@ -163,7 +168,15 @@ func (b *builder) scan(lz *lazyIndex) (spans []topSpan, _ error, ok bool) {
 			depth = max(depth, 1)
 		}
 		at := er.Offset()
-		err := er.NextWhere(&e, depth, subroutines)
+		var err error
+		switch {
+		case !bySet:
+			err = er.NextWhere(&e, depth, subroutines)
+		case len(stack) > 0 && stack[len(stack)-1].root >= 0:
+			err = er.NextIn(&e, depth, sets.inRoot)
+		default:
+			err = er.NextIn(&e, depth, sets.outside)
+		}
 		if err == io.EOF {
 			closeTo(0, u.End)
 			return spans, b.err, true
@@ -189,6 +202,13 @@ func (b *builder) scan(lz *lazyIndex) (spans []topSpan, _ error, ok bool) {
 			continue
 		}
 		isRoot := e.Tag == dwinfo.TagSubprogram || len(stack) == 0
+		if bySet && isRoot && e.Tag == dwinfo.TagInlinedSubroutine && e.Depth > 1 {
+			// Outside every open subroutine the reader returned, below
+			// DIEs it passed over: a subroutine without addresses above
+			// would make this one a part of it, not a root. No producer
+			// we know writes inlined subroutines outside functions.
+			return nil, nil, false
+		}
 		rgs = rgs[:0]
 		owner := int32(-1)
 		if !isRoot {
@@ -230,6 +250,39 @@ func (b *builder) scan(lz *lazyIndex) (spans []topSpan, _ error, ok bool) {
 
 // subroutines is what the scan stops at besides the DIEs that close one.
 var subroutines = dwinfo.Tags(dwinfo.TagSubprogram, dwinfo.TagInlinedSubroutine)
+
+// scanSets is what the scan asks the reader for by abbreviation code, so
+// that it passes over (at the cost of stepping) the subroutine DIEs that
+// could change nothing it records:
+//   - outside: with no open subroutine, or inside one without ranges of
+//     its own (root -1), the subroutines whose abbreviation can hold an
+//     address (locates). One that cannot has no ranges; the only effect
+//     it had when the scan saw it was to make the inlined subroutines
+//     below it parts of a function without ranges (owner -1) instead of
+//     roots: inside a subroutine without ranges they are that already,
+//     and at the top an inlined subroutine found below depth 1 makes the
+//     scan give up (it cannot tell what lies above it). C++ classes
+//     declare hundreds of thousands of member functions, subprograms
+//     without addresses, that the scan so passes over.
+//   - inRoot: inside a function with ranges, every subprogram. The
+//     inlined subroutines there are the function's, whatever they say;
+//     only a subprogram starts something else (a root of its own, or one
+//     without ranges, under which the first set applies again).
+type scanSets struct{ outside, inRoot dwinfo.CodeSet }
+
+// scanCodes returns the scan's sets for u, or false where the scan asks
+// by tag (codes too large for a set, or a unit DIE that is itself a
+// subroutine).
+func scanCodes(u *dwinfo.Unit) (scanSets, bool) {
+	if u.Root.Tag == dwinfo.TagSubprogram || u.Root.Tag == dwinfo.TagInlinedSubroutine {
+		return scanSets{}, false
+	}
+	out, ok1 := u.Codes(func(ab *dwinfo.Abbrev) bool {
+		return (ab.Tag == dwinfo.TagSubprogram || ab.Tag == dwinfo.TagInlinedSubroutine) && locates(ab)
+	})
+	in, ok2 := u.Codes(func(ab *dwinfo.Abbrev) bool { return ab.Tag == dwinfo.TagSubprogram })
+	return scanSets{out, in}, ok1 && ok2
+}
 
 // locates is the package's locates, remembered by abbreviation code: a
 // C++ unit's classes declare hundreds of thousands of member functions

@@ -170,6 +170,20 @@ func TestLazySynth(t *testing.T) {
 				{tag: dwinfo.TagInlinedSubroutine, attrs: attrs([]tattr{name("stray")}, pcRange(0x1c, 0x34))}}},
 			&tdie{tag: dwinfo.TagSubprogram, attrs: attrs([]tattr{name("g")}, pcRange(0x30, 0x40))},
 		), true, true},
+		{"rangeless-in-root", cu(
+			&tdie{tag: dwinfo.TagSubprogram, attrs: attrs([]tattr{name("f")}, pcRange(0x10, 0x30)), kids: []*tdie{
+				{tag: dwinfo.TagSubprogram, attrs: []tattr{name("decl")}, kids: []*tdie{
+					{tag: dwinfo.TagInlinedSubroutine, attrs: attrs([]tattr{name("coded")}, pcRange(0x14, 0x18))}}}}},
+		), false, false},
+		{"declarations", cu(
+			&tdie{tag: dwinfo.TagStructureType, attrs: []tattr{name("C")}, kids: []*tdie{
+				{tag: dwinfo.TagSubprogram, attrs: []tattr{name("m1")}, kids: []*tdie{{tag: dwinfo.TagFormalParameter}}},
+				{tag: dwinfo.TagSubprogram, attrs: []tattr{name("m2")}, kids: []*tdie{{tag: dwinfo.TagFormalParameter}}}}},
+			&tdie{tag: dwinfo.TagSubprogram, attrs: attrs([]tattr{name("f")}, pcRange(0x10, 0x30)), kids: []*tdie{
+				{tag: dwinfo.TagInlinedSubroutine, attrs: attrs([]tattr{name("g")}, pcRange(0x14, 0x18)), kids: []*tdie{
+					{tag: dwinfo.TagInlinedSubroutine, attrs: attrs([]tattr{name("h")}, pcRange(0x15, 0x16))}}}}},
+			&tdie{tag: dwinfo.TagSubprogram, attrs: attrs([]tattr{name("k")}, pcRange(0x40, 0x50))},
+		), true, false},
 		{"rangeless", cu(
 			&tdie{tag: dwinfo.TagSubprogram, attrs: []tattr{name("abstract")}, kids: []*tdie{
 				{tag: dwinfo.TagInlinedSubroutine, attrs: attrs([]tattr{name("coded")}, pcRange(0x10, 0x20))}}},
@@ -187,6 +201,7 @@ func TestLazySynth(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			scanBoth(t, d, u, c.name)
 			whole, _ := Build(d, u, nil, nil)
 			lazy, _ := Build(d, u, nil, &Options{Lazy: true, LazyMinSize: 1})
 			if (lazy.lz != nil) != c.lazy {
@@ -204,5 +219,73 @@ func TestLazySynth(t *testing.T) {
 				t.Errorf("escaped %v, want %v", got, c.escapes)
 			}
 		})
+	}
+}
+
+// TestScanCodes: on every unit of every fixture, the scan that has the
+// reader return only the subroutines that can change what it records
+// (scanSets) finds the roots, ranges, subtree ends and errors of the scan
+// that sees every subroutine DIE, or gives up on laziness where that one
+// does.
+func TestScanCodes(t *testing.T) {
+	units, bySet := 0, 0
+	for _, path := range fixtures(t) {
+		o, ok := openObject(t, path)
+		if !ok {
+			continue
+		}
+		hs, err := o.d.Headers()
+		if err != nil {
+			continue
+		}
+		for _, h := range hs {
+			u, err := o.d.LoadUnit(h)
+			if err != nil {
+				continue
+			}
+			units++
+			if _, ok := scanCodes(u); ok {
+				bySet++
+			}
+			scanBoth(t, o.d, u, path)
+		}
+	}
+	t.Logf("%d units, %d scanned by code sets", units, bySet)
+}
+
+// scanBoth runs the scan both ways on u and fails where they differ. A
+// scan by sets may give up where the other does not (an inlined
+// subroutine outside functions, below depth 1) but not the reverse.
+func scanBoth(t *testing.T, d *dwinfo.Data, u *dwinfo.Unit, name string) {
+	t.Helper()
+	type result struct {
+		spans  []topSpan
+		roots  [][2]uint64
+		stopAt uint64
+		err    string
+		ok     bool
+	}
+	run := func(byTag bool) result {
+		lz := &lazyIndex{stopAt: ^uint64(0), strs: newStrTable(), others: map[uint64]*unitInfo{}, recs: map[uint64]cachedRec{}}
+		b := newBuilderAt(d, u, nil, &Options{}, u.DIEOffset, u.DIEOffset, nil)
+		spans, err, ok := b.scan(lz, byTag)
+		b.release()
+		r := result{spans: spans, stopAt: lz.stopAt, ok: ok}
+		if err != nil {
+			r.err = err.Error()
+		}
+		for i := range lz.roots {
+			r.roots = append(r.roots, [2]uint64{lz.roots[i].off, lz.roots[i].end})
+		}
+		return r
+	}
+	a, b := run(true), run(false)
+	if !b.ok && a.ok {
+		t.Logf("%s: unit %#x: the scan by sets gave up, the scan by tags did not", name, u.Offset)
+		return
+	}
+	if a.ok != b.ok || a.stopAt != b.stopAt || a.err != b.err || !slices.Equal(a.spans, b.spans) || !slices.Equal(a.roots, b.roots) {
+		t.Errorf("%s: unit %#x: by sets ok %v stop %#x err %q, %d spans, %d roots; by tags ok %v stop %#x err %q, %d spans, %d roots",
+			name, u.Offset, b.ok, b.stopAt, b.err, len(b.spans), len(b.roots), a.ok, a.stopAt, a.err, len(a.spans), len(a.roots))
 	}
 }

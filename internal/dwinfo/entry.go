@@ -383,7 +383,7 @@ func (er *EntryReader) Offset() uint64 { return uint64(er.off) }
 // consumes at least one byte, so a unit of n bytes ends within n calls.
 // After an error, Offset reports where the call began.
 func (er *EntryReader) Next(e *Entry) error {
-	_, err := er.next(e, -1, math.MaxInt, 0)
+	_, err := er.next(e, -1, math.MaxInt, 0, nil)
 	return err
 }
 
@@ -395,8 +395,56 @@ func (er *EntryReader) Next(e *Entry) error {
 // last DIE passed over or returned: the null entries, if any, and then the
 // record that failed.
 func (er *EntryReader) NextWhere(e *Entry, depth int, tags TagSet) error {
-	_, err := er.next(e, -1, depth, tags)
+	_, err := er.next(e, -1, depth, tags, nil)
 	return err
+}
+
+// NextIn is NextWhere for a set of abbreviation codes (see Unit.Codes)
+// instead of tags: it fills e with the next DIE whose depth is at most
+// depth or whose abbreviation's code is in codes. A scan can so pass over
+// the DIEs of a tag it wants but whose abbreviation cannot hold what it
+// looks for (C++ classes declare hundreds of thousands of member
+// functions, without addresses) at the cost of stepping over them.
+func (er *EntryReader) NextIn(e *Entry, depth int, codes CodeSet) error {
+	_, err := er.next(e, -1, depth, 0, codes)
+	return err
+}
+
+// CodeSet is a set of the abbreviation codes of one table, for NextIn.
+type CodeSet []uint64
+
+// Has reports whether code is in s.
+func (s CodeSet) Has(code uint64) bool {
+	return code>>6 < uint64(len(s)) && s[code>>6]&(1<<(code&63)) != 0
+}
+
+// maxCodeSet bounds the codes a CodeSet holds: a table numbered beyond it
+// (no producer we know numbers so) has no CodeSet.
+const maxCodeSet = 1 << 16
+
+// Codes returns the set of the codes of u's abbreviations for which keep
+// reports true, and false if u's table has codes too large for a CodeSet
+// (then use NextWhere). keep sees each abbreviation once.
+func (u *Unit) Codes(keep func(*Abbrev) bool) (CodeSet, bool) {
+	t := u.tab
+	n := len(t.list)
+	if n > 0 && t.list[n-1].Code >= maxCodeSet {
+		return nil, false
+	}
+	var s CodeSet
+	if n > 0 {
+		s = make(CodeSet, t.list[n-1].Code>>6+1)
+	}
+	for i := range t.list {
+		ab := &t.list[i]
+		if i > 0 && t.list[i-1].Code == ab.Code {
+			continue // the first of duplicates wins
+		}
+		if keep(ab) {
+			s[ab.Code>>6] |= 1 << (ab.Code & 63)
+		}
+	}
+	return s, true
 }
 
 // TagSet is a set of up to four tags, for NextWhere.
@@ -423,17 +471,18 @@ func (s TagSet) Has(t Tag) bool {
 	return t != 0 && (v-lo)&^v&hi != 0
 }
 
-// next returns the next DIE of depth at most depth or tag in tags (true),
+// next returns the next DIE of depth at most depth, tag in tags or code in
+// codes (true),
 // or (false, nil) after a null entry that takes the depth to stop or less.
 //
 // The loop keeps its state in registers: around the calls it makes (the
 // skip programs' ops, the generic path) that state goes through er.
-func (er *EntryReader) next(e *Entry, stop, depth int, tags TagSet) (bool, error) {
+func (er *EntryReader) next(e *Entry, stop, depth int, tags TagSet, codes CodeSet) (bool, error) {
 	if er.err != nil {
 		return false, er.err
 	}
 	if !er.fast {
-		return er.nextSlow(e, stop, depth, tags)
+		return er.nextSlow(e, stop, depth, tags, codes)
 	}
 	d, index := er.data, er.tab.index
 	off, dep := er.off, er.depth
@@ -484,7 +533,7 @@ func (er *EntryReader) next(e *Entry, stop, depth int, tags TagSet) (bool, error
 				goto slow
 			}
 			q += int(ab.tail)
-			if dep <= depth || tags.Has(ab.Tag) {
+			if dep <= depth || tags.Has(ab.Tag) || codes.Has(code) {
 				e.Offset, e.Tag, e.Children, e.Depth = uint64(off), ab.Tag, ab.Children, dep
 				e.abbrev, e.attrOff, e.sibling = ab, uint64(p), sib
 				if ab.Children {
@@ -501,7 +550,7 @@ func (er *EntryReader) next(e *Entry, stop, depth int, tags TagSet) (bool, error
 			continue
 		}
 	slow:
-		if isDIE, err := er.slowOne(e, depth, tags); isDIE || err != nil || er.depth <= stop {
+		if isDIE, err := er.slowOne(e, depth, tags, codes); isDIE || err != nil || er.depth <= stop {
 			return isDIE, err
 		}
 		off, dep = er.off, er.depth
@@ -612,13 +661,13 @@ func leb(d []byte, p int) (v uint64, next int, ok bool) {
 
 // nextSlow is next on the generic path alone: for a unit whose table's
 // skip programs are for another format.
-func (er *EntryReader) nextSlow(e *Entry, stop, depth int, tags TagSet) (bool, error) {
+func (er *EntryReader) nextSlow(e *Entry, stop, depth int, tags TagSet, codes CodeSet) (bool, error) {
 	er.mark = er.off
 	for {
 		if er.off >= len(er.data) {
 			return false, io.EOF
 		}
-		if isDIE, err := er.slowOne(e, depth, tags); isDIE || err != nil || er.depth <= stop {
+		if isDIE, err := er.slowOne(e, depth, tags, codes); isDIE || err != nil || er.depth <= stop {
 			return isDIE, err
 		}
 	}
@@ -627,14 +676,14 @@ func (er *EntryReader) nextSlow(e *Entry, stop, depth int, tags TagSet) (bool, e
 // slowOne reads the record at er.off with slowStep and reports a DIE that
 // next returns (true), an error, or neither (a null entry, or a DIE it
 // passes over: go on). After an error, Offset reports er.mark.
-func (er *EntryReader) slowOne(e *Entry, depth int, tags TagSet) (bool, error) {
+func (er *EntryReader) slowOne(e *Entry, depth int, tags TagSet, codes CodeSet) (bool, error) {
 	isDIE, err := er.slowStep(e)
 	if err != nil {
 		er.off = er.mark
 		return false, err
 	}
 	if isDIE {
-		if e.Depth <= depth || tags.Has(e.Tag) {
+		if e.Depth <= depth || tags.Has(e.Tag) || codes.Has(e.abbrev.Code) {
 			return true, nil
 		}
 		er.mark = er.off
@@ -759,7 +808,7 @@ func (er *EntryReader) SkipChildren(e *Entry) error {
 	}
 	var tmp Entry
 	for er.depth > e.Depth {
-		if _, err := er.next(&tmp, e.Depth, math.MaxInt, 0); err != nil {
+		if _, err := er.next(&tmp, e.Depth, math.MaxInt, 0, nil); err != nil {
 			if err == io.EOF {
 				er.depth = e.Depth
 				return nil

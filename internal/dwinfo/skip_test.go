@@ -11,7 +11,8 @@ import (
 // format than its table's gets), and with NextWhere (for a set of tags
 // and a depth); the first two must agree on every entry, position and
 // error, and NextWhere must return exactly the entries of Next that it
-// selects. n bounds the loops.
+// selects, as NextIn must for the codes of those tags. n bounds the
+// loops.
 func sameAsGeneric(d *Data, n int) error {
 	hs, _ := d.Headers()
 	for _, h := range hs {
@@ -21,9 +22,10 @@ func sameAsGeneric(d *Data, n int) error {
 		}
 		fast, slow := u.Entries(), u.Entries()
 		slow.fast = false
-		where := u.Entries()
+		where, in := u.Entries(), u.Entries()
 		tags := Tags(TagSubprogram, TagInlinedSubroutine)
-		var a, b, c Entry
+		codes, haveCodes := u.Codes(func(ab *Abbrev) bool { return tags.Has(ab.Tag) })
+		var a, b, c, e Entry
 		last := fast.Offset() // the end of the last DIE Next returned
 		for i := 0; i <= n; i++ {
 			errA, errB := fast.Next(&a), slow.Next(&b)
@@ -38,6 +40,13 @@ func sameAsGeneric(d *Data, n int) error {
 			errC := where.NextWhere(&c, 1, tags)
 			if fmt.Sprint(errA) != fmt.Sprint(errC) || errA == nil && (a != c || where.Offset() != fast.Offset()) {
 				return fmt.Errorf("unit %#x: Next %+v %v, NextWhere %+v %v", h.Offset, a, errA, c, errC)
+			}
+			// NextIn with the codes of those tags is NextWhere.
+			if haveCodes { // else codes too large for a set
+				errE := in.NextIn(&e, 1, codes)
+				if fmt.Sprint(errE) != fmt.Sprint(errC) || e != c || in.Offset() != where.Offset() {
+					return fmt.Errorf("unit %#x: NextWhere %+v %v at %#x, NextIn %+v %v at %#x", h.Offset, c, errC, where.Offset(), e, errE, in.Offset())
+				}
 			}
 			if errA != nil {
 				if errA.Error() != "EOF" && where.Offset() != last {
