@@ -52,10 +52,15 @@ type Abbrev struct {
 	// then one addition. slow: a form only dw.Read can size
 	// (DW_FORM_indirect, an unknown form); such DIEs take the generic
 	// path, as do units of another format than the table's.
-	slow  bool
-	nop   uint16
-	op0   uint32 // ops are AbbrevTable.ops[op0 : op0+nop]
-	tail  uint32
+	slow bool
+	nop  uint16
+	op0  uint32 // ops are AbbrevTable.ops[op0 : op0+nop]
+	tail uint32
+	// one is the program's single op when it has one of kind opLEB or
+	// opBlock (clang's DIEs with a location, a location list or an
+	// address index), which EntryReader.next runs inline; else (and in
+	// slow abbreviations) kind opNone.
+	one   skipOp
 	Attrs []AttrSpec // aliases the table's single spec array
 }
 
@@ -69,7 +74,8 @@ type skipOp struct {
 type opKind uint8
 
 const (
-	opLEB    opKind = iota // DW_FORM_udata, sdata, strx, addrx, ref_udata, rnglistx, loclistx, GNU_*_index
+	opNone   opKind = iota // no op (Abbrev.one); the zero value
+	opLEB                  // DW_FORM_udata, sdata, strx, addrx, ref_udata, rnglistx, loclistx, GNU_*_index
 	opBlock                // DW_FORM_block, exprloc: ULEB128 length
 	opBlock1               // 1-byte length
 	opBlock2               // 2-byte length
@@ -170,6 +176,9 @@ func (t *AbbrevTable) compile(a *Abbrev) {
 		return
 	}
 	a.op0, a.nop, a.tail = uint32(op0), uint16(len(t.ops)-op0), uint32(run)
+	if a.nop == 1 && (t.ops[op0].kind == opLEB || t.ops[op0].kind == opBlock) {
+		a.one = t.ops[op0]
+	}
 }
 
 // sized reports whether every attribute of a has a size fixed by the

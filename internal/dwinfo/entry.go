@@ -520,6 +520,32 @@ func (er *EntryReader) next(e *Entry, stop, depth int, tags TagSet, codes CodeSe
 			ab := &index[code-1]
 			q, sib := p, uint64(0)
 			if ab.nop != 0 || ab.slow {
+				// A single LEB128 or ULEB128-sized block of up to
+				// 3 length bytes, inline; anything else (or any
+				// doubt) runs the program from p.
+				if ab.one.kind != opNone {
+					q += int(ab.one.pre)
+					var n uint64
+					for i := uint(0); ; i += 7 {
+						if q >= len(d) || i == 21 {
+							goto ops
+						}
+						b := d[q]
+						q++
+						n |= uint64(b&0x7f) << i
+						if b < 0x80 {
+							break
+						}
+					}
+					if ab.one.kind == opLEB {
+						goto tail
+					}
+					if n <= uint64(len(d)-q) {
+						q += int(n)
+						goto tail
+					}
+				}
+			ops:
 				er.off, er.depth = off, dep
 				var ok bool
 				if q, sib, ok = er.skipOps(ab, p); !ok {
@@ -527,6 +553,7 @@ func (er *EntryReader) next(e *Entry, stop, depth int, tags TagSet, codes CodeSe
 				}
 				off, dep = er.off, er.depth
 			}
+		tail:
 			// Truncated, or too deep: the generic path makes the error.
 			if uint64(len(d)-q) < uint64(ab.tail) || ab.Children && dep >= er.maxDepth {
 				er.off, er.depth = off, dep
