@@ -406,7 +406,71 @@ func (er *EntryReader) NextWhere(e *Entry, depth int, tags TagSet) error {
 // looks for (C++ classes declare hundreds of thousands of member
 // functions, without addresses) at the cost of stepping over them.
 func (er *EntryReader) NextIn(e *Entry, depth int, codes CodeSet) error {
-	_, err := er.next(e, -1, depth, 0, codes)
+	if er.err != nil || !er.fast {
+		_, err := er.next(e, -1, depth, 0, codes)
+		return err
+	}
+	// The DIEs of fixed size (most of a clang unit's) in a loop of their
+	// own, with few variables: next takes any other record, from the
+	// same state.
+	d, index := er.data, er.tab.index
+	off, dep := er.off, er.depth
+	mark := off
+lean:
+	for off < len(d) {
+		code, p := uint64(d[off]), off+1
+		if code >= 0x80 {
+			if code, p = codeLEB(d, off); p < 0 {
+				break
+			}
+		}
+		if code == 0 {
+			if dep > 0 {
+				dep--
+			}
+			off = p
+			continue
+		}
+		if code-1 >= uint64(len(index)) {
+			break
+		}
+		ab := &index[code-1]
+		if ab.slow || dep <= depth || codes.Has(code) {
+			break
+		}
+		q := p
+		if ab.nop != 0 {
+			ok := false
+			if ab.one.kind != opNone {
+				q, ok = skipOne(d, p, ab.one)
+			}
+			if !ok {
+				if q, _, ok = er.skipOps(ab, p); !ok {
+					// A LEB128 of more than 9 bytes (gcc's and
+					// clang's 64-bit negative constants), or
+					// an error: the generic path, for this one.
+					er.off, er.depth, er.mark = off, dep, mark
+					if isDIE, err := er.slowOne(e, depth, 0, codes); isDIE || err != nil {
+						return err
+					}
+					off, dep, mark = er.off, er.depth, er.mark
+					continue lean
+				}
+			}
+		}
+		if q += int(ab.tail); q > len(d) {
+			break
+		}
+		if ab.Children {
+			if dep >= er.maxDepth {
+				break
+			}
+			dep++
+		}
+		off, mark = q, q
+	}
+	er.off, er.depth, er.mark = off, dep, mark
+	_, err := er.nextFrom(e, -1, depth, 0, codes)
 	return err
 }
 
@@ -484,22 +548,28 @@ func (er *EntryReader) next(e *Entry, stop, depth int, tags TagSet, codes CodeSe
 	if !er.fast {
 		return er.nextSlow(e, stop, depth, tags, codes)
 	}
-	d, index := er.data, er.tab.index
+	er.mark = er.off
+	return er.nextFrom(e, stop, depth, tags, codes)
+}
+
+// nextFrom is next from er.off, with er.mark set.
+func (er *EntryReader) nextFrom(e *Entry, stop, depth int, tags TagSet, codes CodeSet) (bool, error) {
+	d, index, maxDepth := er.data, er.tab.index, er.maxDepth
 	off, dep := er.off, er.depth
-	er.mark = off
 	for {
 		if off >= len(d) {
 			er.off, er.depth = off, dep
 			return false, io.EOF
 		}
-		// The abbreviation code: one or two bytes in practice.
+		// The abbreviation code: one to three bytes in practice
+		// (clang's largest C++ units have more than 16,383
+		// abbreviations).
 		code, p := uint64(d[off]), off+1
 		if code >= 0x80 {
-			if p >= len(d) || d[p] >= 0x80 {
+			if code, p = codeLEB(d, off); p < 0 {
 				er.off, er.depth = off, dep
 				goto slow
 			}
-			code, p = code&0x7f|uint64(d[p])<<7, p+1
 		}
 		if code == 0 {
 			if dep > 0 {
@@ -520,32 +590,14 @@ func (er *EntryReader) next(e *Entry, stop, depth int, tags TagSet, codes CodeSe
 			ab := &index[code-1]
 			q, sib := p, uint64(0)
 			if ab.nop != 0 || ab.slow {
-				// A single LEB128 or ULEB128-sized block of up to
-				// 3 length bytes, inline; anything else (or any
-				// doubt) runs the program from p.
+				// A single LEB128 or ULEB128-sized block, inline;
+				// anything else (or any doubt) runs the program.
 				if ab.one.kind != opNone {
-					q += int(ab.one.pre)
-					var n uint64
-					for i := uint(0); ; i += 7 {
-						if q >= len(d) || i == 21 {
-							goto ops
-						}
-						b := d[q]
-						q++
-						n |= uint64(b&0x7f) << i
-						if b < 0x80 {
-							break
-						}
-					}
-					if ab.one.kind == opLEB {
-						goto tail
-					}
-					if n <= uint64(len(d)-q) {
-						q += int(n)
+					var ok bool
+					if q, ok = skipOne(d, p, ab.one); ok {
 						goto tail
 					}
 				}
-			ops:
 				er.off, er.depth = off, dep
 				var ok bool
 				if q, sib, ok = er.skipOps(ab, p); !ok {
@@ -555,7 +607,7 @@ func (er *EntryReader) next(e *Entry, stop, depth int, tags TagSet, codes CodeSe
 			}
 		tail:
 			// Truncated, or too deep: the generic path makes the error.
-			if uint64(len(d)-q) < uint64(ab.tail) || ab.Children && dep >= er.maxDepth {
+			if uint64(len(d)-q) < uint64(ab.tail) || ab.Children && dep >= maxDepth {
 				er.off, er.depth = off, dep
 				goto slow
 			}
@@ -582,6 +634,49 @@ func (er *EntryReader) next(e *Entry, stop, depth int, tags TagSet, codes CodeSe
 		}
 		off, dep = er.off, er.depth
 	}
+}
+
+// codeLEB decodes the abbreviation code at off, of two or three bytes,
+// and returns the offset after it, or -1 for a longer or truncated one
+// (the generic path decodes those).
+func codeLEB(d []byte, off int) (uint64, int) {
+	if off+1 >= len(d) {
+		return 0, -1
+	}
+	code := uint64(d[off]&0x7f) | uint64(d[off+1]&0x7f)<<7
+	if d[off+1] < 0x80 {
+		return code, off + 2
+	}
+	if off+2 >= len(d) || d[off+2] >= 0x80 {
+		return 0, -1
+	}
+	return code | uint64(d[off+2])<<14, off + 3
+}
+
+// skipOne runs op, the whole skip program of kind opLEB or opBlock, from p
+// and returns where the abbreviation's tail starts, or false where
+// skipOps must decide (a LEB128 of more than 3 bytes, truncation).
+func skipOne(d []byte, p int, op skipOp) (int, bool) {
+	q := p + int(op.pre)
+	var n uint64
+	for i := uint(0); ; i += 7 {
+		if q >= len(d) || i == 21 {
+			return 0, false
+		}
+		b := d[q]
+		q++
+		n |= uint64(b&0x7f) << i
+		if b < 0x80 {
+			break
+		}
+	}
+	if op.kind == opLEB {
+		return q, true
+	}
+	if n > uint64(len(d)-q) {
+		return 0, false
+	}
+	return q + int(n), true
 }
 
 // skipOps runs the ops of ab's skip program from p (ab's first attribute
