@@ -431,7 +431,32 @@ func TestConstructShortcut(t *testing.T) {
 			at = hi
 		}
 		rng.Shuffle(len(rs), func(i, j int) { rs[i], rs[j] = rs[j], rs[i] })
-		want := sweep(slices.Clone(rs))
+		want := sweep(nil, slices.Clone(rs))
+		if got := construct(slices.Clone(rs)); !slices.Equal(got, want) {
+			t.Fatalf("round %d: spans %x\nconstruct %x\nsweep     %x", round, rs, got, want)
+		}
+	}
+}
+
+// TestConstructClusters: spans that overlap in small clusters between
+// runs of disjoint ones, abutting or not, give what one sweep of them all
+// gives (construct sweeps each cluster after the ranges before it).
+func TestConstructClusters(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for round := range 5000 {
+		var rs []span
+		at := uint64(rng.IntN(8))
+		for range rng.IntN(30) {
+			lo := at
+			if rng.IntN(6) == 0 {
+				lo -= min(lo, uint64(rng.IntN(4))) // overlap the last one or two
+			}
+			hi := lo + 1 + uint64(rng.IntN(6))
+			rs = append(rs, span{lo, hi, uint64(rng.IntN(3))})
+			at = hi + uint64(rng.IntN(2)) // abutting or not
+		}
+		rng.Shuffle(len(rs), func(i, j int) { rs[i], rs[j] = rs[j], rs[i] })
+		want := sweep(nil, slices.Clone(rs))
 		if got := construct(slices.Clone(rs)); !slices.Equal(got, want) {
 			t.Fatalf("round %d: spans %x\nconstruct %x\nsweep     %x", round, rs, got, want)
 		}

@@ -189,10 +189,16 @@ func appendSpan(rs []span, unit, lo, hi uint64) []span {
 }
 
 // construct turns overlapping spans into sorted disjoint ranges, as
-// LLVM's DWARFDebugAranges::construct does (see sweep). Spans that do not
-// overlap, as producers emit them, take a shortcut with the same result:
-// in address order, a span that starts where the previous range ends and
-// has its unit extends that range. It reorders rs.
+// LLVM's DWARFDebugAranges::construct does (see sweep). The sweep runs
+// only where spans overlap: sorted by start, the spans fall into clusters
+// of spans that overlap one another, and a span that overlaps no other
+// (as producers emit them) takes a shortcut with the sweep's result: it
+// extends the previous range if it starts where that one ends and has its
+// unit, and is a range of its own otherwise. A cluster is swept after the
+// ranges before it, so that its first segment extends the last of them
+// as one sweep of all would: a clang C++ program's units overlap only
+// where the linker left discarded COMDAT copies at 0, and the tens of
+// thousands of ranges of its units take the shortcut. It reorders rs.
 func construct(rs []span) []ivl {
 	if len(rs) == 0 {
 		return nil
@@ -210,16 +216,20 @@ func construct(rs []span) []ivl {
 		slices.SortFunc(rs, byLo)
 	}
 	out := make([]ivl, 0, len(rs))
-	for _, r := range rs {
-		n := len(out)
-		if n > 0 && r.lo < out[n-1].hi {
-			return sweep(rs) // an overlap: the general case
+	for i := 0; i < len(rs); {
+		j, end := i+1, rs[i].hi
+		for j < len(rs) && rs[j].lo < end {
+			end = max(end, rs[j].hi)
+			j++
 		}
-		if n > 0 && out[n-1].hi == r.lo && out[n-1].unit == r.unit {
+		if r, n := rs[i], len(out); j-i > 1 {
+			out = sweep(out, rs[i:j])
+		} else if n > 0 && out[n-1].hi == r.lo && out[n-1].unit == r.unit {
 			out[n-1].hi = r.hi
-			continue
+		} else {
+			out = append(out, ivl{r.lo, r.hi, r.unit})
 		}
-		out = append(out, ivl{r.lo, r.hi, r.unit})
+		i = j
 	}
 	return slices.Clip(out)
 }
@@ -228,11 +238,9 @@ func construct(rs []span) []ivl {
 // keeping the multiset of units covering the current address; a segment
 // extends the previous range if that range ends here and its unit still
 // covers the segment, and otherwise starts a range owned by the lowest
-// covering unit.
-func sweep(rs []span) []ivl {
-	if len(rs) == 0 {
-		return nil
-	}
+// covering unit. It appends the ranges to out, whose last range a first
+// segment may extend.
+func sweep(out []ivl, rs []span) []ivl {
 	type endpoint struct {
 		addr  uint64
 		unit  uint64
@@ -253,7 +261,6 @@ func sweep(rs []span) []ivl {
 	})
 	count := make(map[uint64]int) // covering units, with multiplicity
 	var h unitHeap                // min-heap of units; stale entries dropped lazily
-	var out []ivl
 	prev := ^uint64(0)
 	for _, e := range eps {
 		if prev < e.addr && len(count) > 0 {
@@ -278,7 +285,7 @@ func sweep(rs []span) []ivl {
 		}
 		prev = e.addr
 	}
-	return slices.Clip(out)
+	return out
 }
 
 // unitHeap is a min-heap of unit offsets.
