@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"io"
 	"math"
+	"math/bits"
 
 	"github.com/symbolize-go/symbolize/internal/buf"
 	"github.com/symbolize-go/symbolize/internal/dw"
@@ -441,7 +442,20 @@ lean:
 		q := p
 		if ab.nop != 0 {
 			ok := false
-			if ab.one.kind != opNone {
+			// One LEB128 within the next 8 bytes: its end is the
+			// first byte without the high bit. One block of a
+			// 1-byte length: skip it. Else skipOne, skipOps.
+			switch v := p + int(ab.one.pre); {
+			case ab.one.kind == opLEB && v <= len(d)-8:
+				if m := ^binary.LittleEndian.Uint64(d[v:]) & 0x8080808080808080; m != 0 {
+					q, ok = v+bits.TrailingZeros64(m)>>3+1, true
+				}
+			case ab.one.kind == opBlock && v < len(d) && d[v] < 0x80:
+				if n := int(d[v]); n < len(d)-v {
+					q, ok = v+1+n, true
+				}
+			}
+			if !ok && ab.one.kind != opNone {
 				q, ok = skipOne(d, p, ab.one)
 			}
 			if !ok {
