@@ -421,7 +421,9 @@ lean:
 	for off < len(d) {
 		code, p := uint64(d[off]), off+1
 		if code >= 0x80 {
-			if code, p = codeLEB(d, off); p < 0 {
+			if p < len(d) && d[p] < 0x80 {
+				code, p = code&0x7f|uint64(d[p])<<7, p+1
+			} else if code, p = codeLEB(d, off); p < 0 {
 				break
 			}
 		}
@@ -488,39 +490,35 @@ lean:
 	return err
 }
 
-// CodeSet is a set of the abbreviation codes of one table, for NextIn.
-type CodeSet []uint64
+// CodeSet is a set of the abbreviation codes of one table, for NextIn: a
+// flag per code, so that the test for each DIE stepped over is one load.
+type CodeSet []bool
 
 // Has reports whether code is in s.
 func (s CodeSet) Has(code uint64) bool {
-	return code>>6 < uint64(len(s)) && s[code>>6]&(1<<(code&63)) != 0
+	return code < uint64(len(s)) && s[code]
 }
 
-// maxCodeSet bounds the codes a CodeSet holds: a table numbered beyond it
-// (no producer we know numbers so) has no CodeSet.
-const maxCodeSet = 1 << 16
-
 // Codes returns the set of the codes of u's abbreviations for which keep
-// reports true, and false if u's table has codes too large for a CodeSet
-// (then use NextWhere). keep sees each abbreviation once.
+// reports true, and false if u's table numbers its abbreviations too
+// sparsely for a set (then use NextWhere). keep sees each abbreviation
+// once. Cost: a byte per code up to the table's largest.
 func (u *Unit) Codes(keep func(*Abbrev) bool) (CodeSet, bool) {
 	t := u.tab
 	n := len(t.list)
-	if n > 0 && t.list[n-1].Code >= maxCodeSet {
+	if n > 0 && t.list[n-1].Code > 4*uint64(n)+256 {
 		return nil, false
 	}
 	var s CodeSet
 	if n > 0 {
-		s = make(CodeSet, t.list[n-1].Code>>6+1)
+		s = make(CodeSet, t.list[n-1].Code+1)
 	}
 	for i := range t.list {
 		ab := &t.list[i]
 		if i > 0 && t.list[i-1].Code == ab.Code {
 			continue // the first of duplicates wins
 		}
-		if keep(ab) {
-			s[ab.Code>>6] |= 1 << (ab.Code & 63)
-		}
+		s[ab.Code] = keep(ab)
 	}
 	return s, true
 }
