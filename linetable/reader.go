@@ -1,6 +1,7 @@
 package linetable
 
 import (
+	"encoding/binary"
 	"io"
 	"iter"
 	"sync/atomic"
@@ -483,9 +484,14 @@ loop:
 		// Everything else, including multi-byte operands, goes through
 		// step with the registers in r.st.
 		r.st.Address, r.st.Line, r.st.File, r.st.IsStmt = addr, line, file, stmt
-		r.b.Seek(uint64(i))
-		appended := r.step(op, &dst[n])
-		i = int(r.b.Offset()) // the unit's end after an error
+		j, appended, ok := r.extendedFast(op, i, &dst[n])
+		if ok {
+			i = j
+		} else {
+			r.b.Seek(uint64(i))
+			appended = r.step(op, &dst[n])
+			i = int(r.b.Offset()) // the unit's end after an error
+		}
 		if appended {
 			n++
 		} else if r.perRowSet() {
@@ -504,6 +510,42 @@ loop:
 	r.st.Address, r.st.Line, r.st.File, r.st.IsStmt = addr, line, file, stmt
 	r.off = i
 	return n
+}
+
+// extendedFast executes the extended opcodes of every sequence,
+// DW_LNE_set_address with an 8- or 4-byte operand and DW_LNE_end_sequence,
+// when op (at i-1) is one, without buf.Reader: through step they cost a
+// tenth of fill's time on cmd/go, for 5% of its opcodes. It returns the
+// offset after the opcode, whether it appended a row into *row, and false
+// for anything else (another opcode or length, too few bytes left, or
+// Options.SectionOf set), which step then decodes.
+func (r *Reader) extendedFast(op uint8, i int, row *Row) (int, bool, bool) {
+	p := r.p
+	if op != 0 || r.sectionOf != nil || i+1 >= len(p) {
+		return i, false, false
+	}
+	switch length, sub := p[i], p[i+1]; {
+	case sub == uint8(OpSetAddress) && length == 9 && i+10 <= len(p):
+		if a := p[i+2 : i+10]; r.b.BigEndian() {
+			r.st.Address = binary.BigEndian.Uint64(a)
+		} else {
+			r.st.Address = binary.LittleEndian.Uint64(a)
+		}
+		return i + 10, false, true
+	case sub == uint8(OpSetAddress) && length == 5 && i+6 <= len(p):
+		if a := p[i+2 : i+6]; r.b.BigEndian() {
+			r.st.Address = uint64(binary.BigEndian.Uint32(a))
+		} else {
+			r.st.Address = uint64(binary.LittleEndian.Uint32(a))
+		}
+		return i + 6, false, true
+	case sub == uint8(OpEndSequence) && length == 1:
+		r.st.EndSequence = true
+		r.emit(row)
+		r.resetRegs()
+		return i + 2, true, true
+	}
+	return i, false, false
 }
 
 // perRowSet reports whether a register that applies to one row only is
