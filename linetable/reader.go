@@ -360,9 +360,12 @@ func (r *Reader) end() error {
 // number of rows stored. It is Next's loop without a call, return and
 // reload of the position per row.
 //
-// The registers that change on nearly every row (address, line, file,
-// is_stmt) live in locals; r.st holds the others, and all of them around
-// step. A row is a copy of r.st with the locals stored over it, which
+// The registers that change on every row (address, line) live in locals;
+// r.st holds the others, and all of them around step. is_stmt and file
+// stay in r.st too (toggled and set there; Go's rows negate is_stmt before
+// 65% of rows): as locals they cost two stores a row and two registers,
+// which the compiler found by spilling. A row is a copy of r.st with the
+// locals stored over it, which
 // needs r.st's per-row registers (discriminator, basic_block,
 // prologue_end, epilogue_begin) clear: after an opcode that sets one,
 // Next decodes up to the row that carries it (on cmd/go, the 2% of rows
@@ -407,7 +410,7 @@ func (r *Reader) fill(dst []Row) int {
 		}
 		i = r.off
 	}
-	addr, line, file, stmt := r.st.Address, r.st.Line, r.st.File, r.st.IsStmt
+	addr, line := r.st.Address, r.st.Line
 loop:
 	for uint(i) < uint(len(p)) {
 		op := p[i]
@@ -420,7 +423,7 @@ loop:
 			line += uint32(e >> 32)
 			d := &dst[n]
 			*d = r.st
-			d.Address, d.Line, d.File, d.IsStmt = addr, line, file, stmt
+			d.Address, d.Line = addr, line
 			if n++; n == len(dst) {
 				break
 			}
@@ -428,7 +431,7 @@ loop:
 		}
 		switch Opcode(op) {
 		case OpNegateStmt:
-			stmt = !stmt
+			r.st.IsStmt = !r.st.IsStmt
 			continue
 		case OpAdvanceLine:
 			if i < len(p) && p[i] < 0x80 {
@@ -447,7 +450,7 @@ loop:
 			}
 		case OpSetFile:
 			if i < len(p) && p[i] < 0x80 {
-				file = uint32(p[i])
+				r.st.File = uint32(p[i])
 				i++
 				continue
 			}
@@ -475,7 +478,7 @@ loop:
 			// of the rows of a gcc 12 -O2 C++ library, libradosgw).
 			d := &dst[n]
 			*d = r.st
-			d.Address, d.Line, d.File, d.IsStmt = addr, line, file, stmt
+			d.Address, d.Line = addr, line
 			if n++; n == len(dst) {
 				break loop
 			}
@@ -483,7 +486,7 @@ loop:
 		}
 		// Everything else, including multi-byte operands, goes through
 		// step with the registers in r.st.
-		r.st.Address, r.st.Line, r.st.File, r.st.IsStmt = addr, line, file, stmt
+		r.st.Address, r.st.Line = addr, line
 		j, appended, ok := r.extendedFast(op, i, &dst[n])
 		if ok {
 			i = j
@@ -502,12 +505,12 @@ loop:
 			n = r.nextRow(dst, n)
 			i = r.off
 		}
-		addr, line, file, stmt = r.st.Address, r.st.Line, r.st.File, r.st.IsStmt
+		addr, line = r.st.Address, r.st.Line
 		if n == len(dst) {
 			break
 		}
 	}
-	r.st.Address, r.st.Line, r.st.File, r.st.IsStmt = addr, line, file, stmt
+	r.st.Address, r.st.Line = addr, line
 	r.off = i
 	return n
 }
