@@ -360,12 +360,9 @@ func (r *Reader) end() error {
 // number of rows stored. It is Next's loop without a call, return and
 // reload of the position per row.
 //
-// The registers that change on every row (address, line) live in locals;
-// r.st holds the others, and all of them around step. is_stmt and file
-// stay in r.st too (toggled and set there; Go's rows negate is_stmt before
-// 65% of rows): as locals they cost two stores a row and two registers,
-// which the compiler found by spilling. A row is a copy of r.st with the
-// locals stored over it, which
+// The registers that change on nearly every row (address, line, file,
+// is_stmt) live in locals; r.st holds the others, and all of them around
+// step. A row is a copy of r.st with the locals stored over it, which
 // needs r.st's per-row registers (discriminator, basic_block,
 // prologue_end, epilogue_begin) clear: after an opcode that sets one,
 // Next decodes up to the row that carries it (on cmd/go, the 2% of rows
@@ -410,7 +407,7 @@ func (r *Reader) fill(dst []Row) int {
 		}
 		i = r.off
 	}
-	addr, line := r.st.Address, r.st.Line
+	addr, line, file, stmt := r.st.Address, r.st.Line, r.st.File, r.st.IsStmt
 loop:
 	for uint(i) < uint(len(p)) {
 		op := p[i]
@@ -423,7 +420,7 @@ loop:
 			line += uint32(e >> 32)
 			d := &dst[n]
 			*d = r.st
-			d.Address, d.Line = addr, line
+			d.Address, d.Line, d.File, d.IsStmt = addr, line, file, stmt
 			if n++; n == len(dst) {
 				break
 			}
@@ -431,7 +428,7 @@ loop:
 		}
 		switch Opcode(op) {
 		case OpNegateStmt:
-			r.st.IsStmt = !r.st.IsStmt
+			stmt = !stmt
 			continue
 		case OpAdvanceLine:
 			if i < len(p) && p[i] < 0x80 {
@@ -450,7 +447,7 @@ loop:
 			}
 		case OpSetFile:
 			if i < len(p) && p[i] < 0x80 {
-				r.st.File = uint32(p[i])
+				file = uint32(p[i])
 				i++
 				continue
 			}
@@ -478,7 +475,7 @@ loop:
 			// of the rows of a gcc 12 -O2 C++ library, libradosgw).
 			d := &dst[n]
 			*d = r.st
-			d.Address, d.Line = addr, line
+			d.Address, d.Line, d.File, d.IsStmt = addr, line, file, stmt
 			if n++; n == len(dst) {
 				break loop
 			}
@@ -486,7 +483,7 @@ loop:
 		}
 		// Everything else, including multi-byte operands, goes through
 		// step with the registers in r.st.
-		r.st.Address, r.st.Line = addr, line
+		r.st.Address, r.st.Line, r.st.File, r.st.IsStmt = addr, line, file, stmt
 		j, appended, ok := r.quickStep(op, i, &dst[n])
 		if ok {
 			i = j
@@ -505,12 +502,12 @@ loop:
 			n = r.nextRow(dst, n)
 			i = r.off
 		}
-		addr, line = r.st.Address, r.st.Line
+		addr, line, file, stmt = r.st.Address, r.st.Line, r.st.File, r.st.IsStmt
 		if n == len(dst) {
 			break
 		}
 	}
-	r.st.Address, r.st.Line = addr, line
+	r.st.Address, r.st.Line, r.st.File, r.st.IsStmt = addr, line, file, stmt
 	r.off = i
 	return n
 }
