@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"math/bits"
 	"runtime"
 	"slices"
 	"strings"
@@ -403,6 +404,37 @@ type groupWork struct {
 	nchunks int64
 }
 
+// sortRebased puts rb in address order, equal addresses in the order of
+// the batch. When every address fits beside an index, address and index
+// pack into one word and sort as integers, several times faster than
+// sorting the pairs through a comparison function.
+func sortRebased(rb []rebased) {
+	ib := bits.Len(uint(len(rb)))
+	var top uint64
+	for _, r := range rb {
+		top |= r.addr
+	}
+	if bits.Len64(top)+ib > 64 {
+		slices.SortFunc(rb, func(a, b rebased) int {
+			if c := cmp.Compare(a.addr, b.addr); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.i, b.i)
+		})
+		return
+	}
+	keys := make([]uint64, len(rb))
+	for k, r := range rb {
+		keys[k] = r.addr<<ib | uint64(k)
+	}
+	slices.Sort(keys)
+	sorted := make([]rebased, len(rb))
+	for k, key := range keys {
+		sorted[k] = rb[key&(1<<ib-1)]
+	}
+	copy(rb, sorted)
+}
+
 // A rebased request: its file address and its index in the batch.
 type rebased struct {
 	addr uint64
@@ -525,13 +557,7 @@ func (s *batchRun) startGroup(g batchGroup) bool {
 		}
 		rb = append(rb, rebased{reqs[i].PC - base, i})
 	}
-	// Address order, equal addresses in the order of reqs.
-	slices.SortFunc(rb, func(a, b rebased) int {
-		if c := cmp.Compare(a.addr, b.addr); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.i, b.i)
-	})
+	sortRebased(rb)
 	var gw *groupWork
 	if len(rb) > 0 {
 		gw = &groupWork{om: om, rb: rb, nchunks: int64((len(rb) + batchChunk - 1) / batchChunk)}

@@ -1,6 +1,7 @@
 package symbolize
 
 import (
+	"cmp"
 	"context"
 	"debug/elf"
 	"encoding/hex"
@@ -677,6 +678,23 @@ func TestModulesBatchShared(t *testing.T) {
 	for e := mods.lru.Front(); e != nil; e = e.Next() {
 		if om := e.Value.(*openModule); om.refs != 0 {
 			t.Errorf("%s held %d times after the batch", om.key.path, om.refs)
+		}
+	}
+}
+
+// TestSortRebased: the packed sort and the pair sort agree, ties in
+// batch order.
+func TestSortRebased(t *testing.T) {
+	for _, top := range []uint64{1 << 8, 1 << 40, 1 << 63} {
+		rb := make([]rebased, 5000)
+		for k := range rb {
+			rb[k] = rebased{addr: uint64(k*7919%1000) * (top / 1000), i: int32(k)}
+		}
+		want := slices.Clone(rb)
+		slices.SortStableFunc(want, func(a, b rebased) int { return cmp.Compare(a.addr, b.addr) })
+		sortRebased(rb)
+		if !slices.Equal(rb, want) {
+			t.Fatalf("top %#x: not in address and batch order", top)
 		}
 	}
 }
