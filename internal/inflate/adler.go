@@ -53,3 +53,16 @@ func adler32(a uint32, p []byte) uint32 {
 	}
 	return uint32(s2<<16 | s1)
 }
+
+// adler32Combine returns the Adler-32 of p followed by q from a, the
+// checksum of p, b, the checksum of q, and n = len(q) [RFC1950 9]: each of
+// q's n bytes adds a's first sum less the initial 1 to the second sum.
+func adler32Combine(a, b uint32, n int64) uint32 {
+	const mod = 65521
+	r := uint64(n % mod)
+	a1, a2 := uint64(a&0xffff), uint64(a>>16)
+	b1, b2 := uint64(b&0xffff), uint64(b>>16)
+	s1 := (a1 + b1 + mod - 1) % mod
+	s2 := (a2 + b2 + r*a1 + mod - r) % mod
+	return uint32(s2<<16 | s1)
+}

@@ -76,11 +76,7 @@ func Resume(src []byte, c *Checkpoint) (*Decoder, error) {
 	if c.in < 0 || c.in > int64(len(src))*8 {
 		return nil, &Error{c.in / 8, fmt.Sprintf("checkpoint at bit %d is outside the %d-byte stream", c.in, len(src)), io.ErrUnexpectedEOF}
 	}
-	d := &Decoder{in: src, pos: int(c.in / 8), zlib: c.zlib, adler: c.adler, total: c.Out}
-	if r := uint(c.in % 8); r != 0 {
-		d.bits = uint64(src[d.pos]) >> r
-		d.nbits = 8 - r
-		d.pos++
-	}
+	d := &Decoder{in: src, zlib: c.zlib, adler: c.adler, total: c.Out}
+	d.seek(c.in)
 	return d, nil
 }

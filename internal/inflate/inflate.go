@@ -111,6 +111,16 @@ type Decoder struct {
 	cps                []Checkpoint
 	callStart, adlerAt int
 
+	// The parallel decoder's controls (parallel.go). At a block boundary
+	// at or past bit stopAt (when positive) decode stops, setting
+	// stopped. A part decoder (part) leaves the trailer alone, and with
+	// record it notes every block boundary in bounds.
+	stopAt  int64
+	stopped bool
+	part    bool
+	record  bool
+	bounds  []bound
+
 	lit  [litSize]uint32
 	dist [distSize]uint32
 	clen [clenSize]uint32
@@ -194,7 +204,7 @@ func (d *Decoder) DecodeTo(out []byte, n int) (int, error) {
 		}
 	}
 	d.total += int64(o - n)
-	if err == nil && d.state == stTrailer {
+	if err == nil && d.state == stTrailer && !d.part {
 		err = d.trailer()
 	}
 	if err != nil {
@@ -241,6 +251,22 @@ func (d *Decoder) truncated() error {
 	return d.fail(io.ErrUnexpectedEOF, "stream ends early")
 }
 
+// bitPos returns the bit offset in the input of the next bit to decode.
+func (d *Decoder) bitPos() int64 {
+	return int64(d.pos)*8 - int64(d.nbits)
+}
+
+// seek positions the bit buffer at bit p of the input, p <= 8*len(in).
+func (d *Decoder) seek(p int64) {
+	d.pos = int(p / 8)
+	d.bits, d.nbits = 0, 0
+	if r := uint(p % 8); r != 0 {
+		d.bits = uint64(d.in[d.pos]) >> r
+		d.nbits = 8 - r
+		d.pos++
+	}
+}
+
 // fill tops the bit buffer up to 56..63 bits, or with all the input
 // left.
 func (d *Decoder) fill() {
@@ -280,6 +306,13 @@ func (d *Decoder) decode(out []byte, o int) (int, error) {
 			if d.final {
 				d.state = stTrailer
 				return o, nil
+			}
+			if d.stopAt > 0 && d.bitPos() >= d.stopAt {
+				d.stopped = true
+				return o, nil
+			}
+			if d.record {
+				d.bounds = append(d.bounds, bound{d.total + int64(o-d.callStart), d.bitPos()})
 			}
 			if d.cpEvery > 0 && d.total+int64(o-d.callStart) >= d.cpNext {
 				d.checkpoint(out, o)
