@@ -25,7 +25,7 @@ func peek(src []byte, p int64) uint64 {
 //
 // A candidate can still be a false positive: the parallel decoder accepts
 // a part only where the part before it ends exactly at its start.
-func findBlock(d *Decoder, scratch *spec16, src []byte, lo, hi int64) int64 {
+func findBlock(d *Decoder, scratch *spec, buf []byte, src []byte, lo, hi int64) int64 {
 	hi = min(hi, int64(len(src))*8-17)
 	for p := max(lo, 0); p < hi; p++ {
 		w := peek(src, p)
@@ -43,7 +43,7 @@ func findBlock(d *Decoder, scratch *spec16, src []byte, lo, hi int64) int64 {
 		if kraft != 128 {
 			continue
 		}
-		if trial(d, scratch, src, p) {
+		if trial(d, scratch, buf, src, p) {
 			return p
 		}
 	}
@@ -55,12 +55,12 @@ func findBlock(d *Decoder, scratch *spec16, src []byte, lo, hi int64) int64 {
 const trialOut = 1 << 20
 
 // trial decodes the block at bit p and the header of the next one into
-// scratch, reporting whether that went without a fault.
-func trial(d *Decoder, s *spec16, src []byte, p int64) bool {
+// buf (windowSize+trialOut bytes), reporting whether that went without a
+// fault.
+func trial(d *Decoder, s *spec, buf []byte, src []byte, p int64) bool {
 	d.reset(src)
 	d.seek(p)
-	s.start(d, false)
-	s.limit = windowSize + trialOut
+	s.start(d, buf, false)
 	s.maxHeaders = 1
 	if s.run() != nil || d.lens[256] == 0 {
 		return false

@@ -151,3 +151,62 @@ func expand(src []byte) []byte {
 	}
 	return out[:min(len(out), limit)]
 }
+
+// FuzzParallel decodes arbitrary bytes as raw DEFLATE and as zlib with
+// decodeParallel, in parts of a size the fuzzer picks, into buffers of
+// the stream's size and of half of it, and requires DecodeTo's outcome
+// exactly (count, bytes, error, checkpoints; FuzzInflate holds DecodeTo
+// to compress/flate's).
+func FuzzParallel(f *testing.F) {
+	for _, z := range pyStreams(f) {
+		f.Add(z[:min(len(z), 512)], uint16(100), uint8(2))
+	}
+	r := rand.New(rand.NewPCG(19, 20))
+	for _, level := range []int{0, 1, 6, 9} {
+		for kind := range 4 {
+			if z := mixedBlocks(f, r, genData(r, kind, 2000), level); len(z) <= 600 {
+				f.Add(z, uint16(len(z)/3), uint8(kind))
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, src []byte, part uint16, workers uint8) {
+		ps := max(int(part), 1)
+		w := 2 + int(workers%3)
+		for _, zl := range []bool{false, true} {
+			var want []byte
+			if zl {
+				want, _ = refZlib(src)
+			} else {
+				want, _ = refRaw(src)
+			}
+			if len(want) > 1<<20 {
+				return
+			}
+			checkParallel(t, "whole", src, zl, len(want), w, ps, 0)
+			checkParallel(t, "checkpoints", src, zl, len(want)+10, w, ps, 1)
+			checkParallel(t, "half", src, zl, len(want)/2, w, ps, 0)
+		}
+	})
+}
+
+// FuzzParallelRoundTrip compresses data expanded from the fuzzer's bytes
+// (see expand) in flushed pieces, so that stored, fixed and dynamic
+// blocks alternate, and decodes it with decodeParallel in parts of the
+// size the fuzzer picks: valid streams that run long enough for the
+// speculative parts, their logs of bytes not known and the fallback.
+func FuzzParallelRoundTrip(f *testing.F) {
+	f.Add([]byte("DW_TAG_subprogram\x00\x01\x02\xfd\x40"), uint8(6), uint16(1000), int64(1))
+	f.Add([]byte("ab\xfe\x01\x00cd\xfe\x20\x80\xfd\xff"), uint8(9), uint16(300), int64(2))
+	f.Add([]byte("\x00\x01\x02\xfe\xff\xb5\xfd\x20xyz\xfe\x80\xb4\xfd\x10"), uint8(1), uint16(64), int64(3))
+	f.Fuzz(func(t *testing.T, src []byte, level uint8, part uint16, seed int64) {
+		data := expand(src)
+		lv := int(level)%11 - 1 // -1 to 9
+		r := rand.New(rand.NewPCG(uint64(seed), 1))
+		z := mixedBlocks(t, r, data, lv)
+		ps := max(int(part), 1)
+		checkParallel(t, "raw", z, false, len(data), 2, ps, 0)
+		checkParallel(t, "raw/checkpoints", z, false, len(data), 2, ps, 1)
+		zz := compressZlib(t, data, lv)
+		checkParallel(t, "zlib", zz, true, len(data), 2, ps, 0)
+	})
+}

@@ -5,7 +5,6 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"time"
 )
 
 // DecodeParallel is DecodeTo(out, 0) on up to workers goroutines
@@ -42,16 +41,17 @@ func (d *Decoder) DecodeParallel(out []byte, workers int) (int, error) {
 	return d.decodeParallel(out, workers, defaultPart)
 }
 
-// defaultPart is the compressed size of a part, in bytes.
-const defaultPart = 4 << 20
+// defaultPart is the compressed size of a part, in bytes; a stream is
+// cut into at most maxParts.
+const (
+	defaultPart = 4 << 20
+	maxParts    = 1024
+)
 
 // Buffers of a speculative part hold segSize bytes of output after a copy
-// of the 32 KiB before them. A part's u16 phase is bounded by maxSpec16
-// symbols: markers that live longer than that make the part fail.
-const (
-	segSize   = 4 << 20
-	maxSpec16 = 16 << 20
-)
+// of the 32 KiB before them. A part whose first phase (spec) does not end
+// within its first buffer fails.
+const segSize = 8 << 20
 
 // bound is a block boundary a part met: the output offset (from the
 // part's start) and the input bit offset.
@@ -85,13 +85,15 @@ type part struct {
 
 	state int // under par.mu
 
-	// The result: u16 holds the first phase's symbols (markers above
-	// 255) after the window, then segs the bytes, each segment after a
-	// copy of the 32 KiB before it.
-	u16    []uint16
+	// The result: segs hold the bytes, each after a copy of the 32 KiB
+	// before it (for the first, a stand-in for the unknown window); of
+	// the first known bytes, some are not known until log is replayed
+	// (spec).
 	segs   [][]byte
+	log    []logged
+	known  int    // the first phase's output bytes: log rewrites some of them
 	n      int64  // output bytes in all
-	adler  uint32 // Adler-32 (from 1) of the bytes in segs
+	adler  uint32 // Adler-32 (from 1) of the bytes after the first known
 	end    int64  // the bit where it stopped
 	final  bool   // it ended with the stream's final block
 	bounds []bound
@@ -111,6 +113,10 @@ func (pt *part) copyTail(dst []byte, a, b int) {
 	}
 }
 
+// partsPlaced counts the speculative parts used, over all decodes: the
+// tests check that they exercise that path and not only the fallback.
+var partsPlaced atomic.Int64
+
 // par is one parallel decode.
 type par struct {
 	d     *Decoder
@@ -129,15 +135,11 @@ type par struct {
 	free    [][]byte // segment buffers for reuse
 	jobs    []*part  // placed parts with bytes still to copy
 	ahead   int      // how far ahead of r a part may be started
-	scratch sync.Pool
+	smu     sync.Mutex
+	spare   []scratch // idle scratch decoders
+	placed  int      // parts placed (for tests)
 }
 
-// parStats, when set (by tests), receives each decode's counts.
-var parStats func(placed, ordered, failed int, spec16 int64)
-
-var dbgPlaced, dbgOrdered, dbgFailed atomic.Int64
-var dbgSpec16 atomic.Int64
-var dbgFind, dbgS16, dbgBytes, dbgPlace, dbgOrd atomic.Int64
 
 func (d *Decoder) decodeParallel(out []byte, workers, partSize int) (int, error) {
 	if d.err != nil {
@@ -146,11 +148,14 @@ func (d *Decoder) decodeParallel(out []byte, workers, partSize int) (int, error)
 	if d.total != 0 || d.state != stHeader || d.win != nil {
 		return 0, errors.New("inflate: DecodeParallel: the Decoder has decoded already")
 	}
+	// At most maxParts parts: the bookkeeping stays a small share
+	// whatever the part size asked for.
+	partSize = max(partSize, (len(d.in)-d.pos)/maxParts)
 	nparts := (len(d.in) - d.pos) / partSize
 	if workers <= 1 || nparts < 2 {
 		return d.DecodeTo(out, 0)
 	}
-	p := &par{d: d, src: d.in, out: out, ahead: 2 * workers}
+	p := &par{d: d, src: d.in, out: out, ahead: workers + 1}
 	p.cond.L = &p.mu
 	base := int64(d.pos) * 8
 	for i := range nparts {
@@ -170,6 +175,7 @@ func (d *Decoder) decodeParallel(out []byte, workers, partSize int) (int, error)
 	}
 	p.work()
 	wg.Wait()
+	partsPlaced.Add(int64(p.placed))
 	return p.n, p.err
 }
 
@@ -177,25 +183,35 @@ func (d *Decoder) decodeParallel(out []byte, workers, partSize int) (int, error)
 func (p *par) startOf(i int) int64 {
 	pt := p.parts[i]
 	pt.find.Do(func() {
-		d, s := p.getScratch()
-		t0 := time.Now()
-		pt.start = findBlock(d, s, p.src, pt.lo, pt.hi)
-		dbgFind.Add(int64(time.Since(t0)))
-		p.scratch.Put(scratch{d, s})
+		sc := p.getScratch()
+		pt.start = findBlock(sc.d, sc.s, sc.buf, p.src, pt.lo, pt.hi)
+		p.putScratch(sc)
 	})
 	return pt.start
 }
 
+// scratch is a worker's decoder, with a buffer for trials.
 type scratch struct {
-	d *Decoder
-	s *spec16
+	d   *Decoder
+	s   *spec
+	buf []byte
 }
 
-func (p *par) getScratch() (*Decoder, *spec16) {
-	if v, ok := p.scratch.Get().(scratch); ok {
-		return v.d, v.s
+func (p *par) getScratch() scratch {
+	p.smu.Lock()
+	defer p.smu.Unlock()
+	if k := len(p.spare); k > 0 {
+		sc := p.spare[k-1]
+		p.spare = p.spare[:k-1]
+		return sc
 	}
-	return new(Decoder), new(spec16)
+	return scratch{new(Decoder), new(spec), make([]byte, windowSize+trialOut)}
+}
+
+func (p *par) putScratch(sc scratch) {
+	p.smu.Lock()
+	p.spare = append(p.spare, sc)
+	p.smu.Unlock()
 }
 
 // nextStart returns the first part after i with a block header found,
@@ -261,7 +277,6 @@ func (p *par) work() {
 			case ok:
 				p.parts[j].state = ptReady
 			default:
-				dbgFailed.Add(1)
 				p.release(p.parts[j])
 				p.parts[j].state = ptFailed
 			}
@@ -287,7 +302,7 @@ func (p *par) release(pt *part) {
 	for _, s := range pt.segs {
 		p.free = append(p.free, s[:cap(s)])
 	}
-	pt.segs, pt.u16, pt.bounds = nil, nil, nil
+	pt.segs, pt.log, pt.bounds = nil, nil, nil
 }
 
 // step advances the ordered decoder d by one part: it places part r if
@@ -306,20 +321,16 @@ func (p *par) step() {
 	}
 	p.mu.Unlock()
 
-	t0 := time.Now()
 	placed := ready && p.place(pt)
+	if placed {
+		p.placed++ // only the one using d writes it
+	}
 	if placed && pt.job != nil {
 		p.mu.Lock()
 		p.jobs = append(p.jobs, pt)
 		pt.state = ptOrdered
 		p.mu.Unlock()
 		ready = false // released by the job
-	}
-	dbgPlace.Add(int64(time.Since(t0)))
-	if placed {
-		dbgPlaced.Add(1)
-	} else {
-		dbgOrdered.Add(1)
 	}
 	if ready {
 		p.mu.Lock()
@@ -337,9 +348,7 @@ func (p *par) step() {
 		// Decode in order up to the next part's block header.
 		j, s := p.nextStart(p.r)
 		d.stopAt, d.stopped = s, false
-		t0 := time.Now()
 		_, err := d.DecodeTo(p.out, int(d.total))
-		dbgOrd.Add(int64(time.Since(t0)))
 		if err != nil || !d.stopped {
 			// The end of the stream, an error, or out is full.
 			d.stopAt = 0
@@ -400,32 +409,30 @@ func (p *par) place(pt *part) bool {
 	if int64(len(out)-base) < pt.n {
 		return false
 	}
-	pre := pt.u16
-	for _, v := range pre {
-		if v >= 256 && base-windowSize+int(v-256) < 0 {
-			return false
+	// The real window, then the bytes that were not known.
+	seg := pt.segs[0]
+	w := min(base, windowSize)
+	for _, m := range pt.log {
+		if int(m.at)-int(m.dist) < windowSize-w {
+			return false // reaches before the start of the stream
 		}
 	}
-	dst := out[base : base+len(pre)]
-	for i, v := range pre {
-		if v < 256 {
-			dst[i] = byte(v)
-		} else {
-			dst[i] = out[base-windowSize+int(v-256)]
-		}
-	}
+	copy(seg[windowSize-w:windowSize], out[base-w:base])
+	replay(seg, pt.log)
+
 	// Without checkpoints, only the last 32 KiB are copied here, as the
 	// window for what follows; the rest is a job for any worker.
-	tail := out[base+len(pre) : int64(base)+pt.n]
+	all := out[base : int64(base)+pt.n]
 	async := 0
 	if d.cpEvery == 0 {
-		async = max(len(tail)-windowSize, 0)
+		async = max(len(all)-windowSize, 0)
 	}
-	pt.copyTail(tail, async, len(tail))
+	pt.copyTail(all, async, len(all))
 	if async > 0 {
-		pt.job = tail[:async]
+		pt.job = all[:async]
 	}
 	end := int64(base) + pt.n
+	first := seg[windowSize : windowSize+pt.known]
 	if d.zlib {
 		if d.cpEvery > 0 {
 			// The checkpoints need the checksum at each of them.
@@ -439,8 +446,8 @@ func (p *par) place(pt *part) bool {
 			}
 			d.adler = adler32(d.adler, out[at:end])
 		} else {
-			d.adler = adler32(d.adler, dst)
-			d.adler = adler32Combine(d.adler, pt.adler, pt.n-int64(len(pre)))
+			d.adler = adler32(d.adler, first)
+			d.adler = adler32Combine(d.adler, pt.adler, pt.n-int64(len(first)))
 		}
 	} else if d.cpEvery > 0 {
 		for _, b := range pt.bounds {
@@ -483,8 +490,9 @@ func (p *par) speculate(pt *part, i int) bool {
 		return false
 	}
 	_, stop := p.nextStart(i)
-	d, s := p.getScratch()
-	defer p.scratch.Put(scratch{d, s})
+	sc := p.getScratch()
+	defer p.putScratch(sc)
+	d, s := sc.d, sc.s
 	d.reset(p.src)
 	d.seek(start)
 	d.stopAt = stop
@@ -492,27 +500,22 @@ func (p *par) speculate(pt *part, i int) bool {
 	limit := int64(len(p.out))
 	pt.adler = 1
 
-	s.start(d, true)
-	s.limit = windowSize + min(maxSpec16, len(p.out))
-	t0 := time.Now()
-	if s.run() != nil {
+	// The first phase, to where the output is clean, must fit in the
+	// first segment.
+	seg := p.segment()
+	s.start(d, seg, true)
+	if err := s.run(); err != nil {
+		pt.segs = append(pt.segs, seg[:windowSize])
 		return false
 	}
-	dbgS16.Add(int64(time.Since(t0)))
-	t0 = time.Now()
-	defer func() { dbgBytes.Add(int64(time.Since(t0))) }()
-	pt.u16 = append([]uint16(nil), s.buf[windowSize:s.o]...)
-	dbgSpec16.Add(int64(len(pt.u16)))
-	pt.n = int64(s.o - windowSize)
+	pt.log = append(pt.log[:0], s.log...)
+	pt.known = s.o - windowSize
+	n := s.o
+	pt.n = int64(n - windowSize)
 	if !d.stopped && d.state != stTrailer {
-		// The window is clean: bytes from here on.
+		// The output is clean: the ordinary decoder from here on.
 		d.total = pt.n
 		d.zlib, d.adler = true, 1
-		seg := p.segment()
-		for i, v := range s.buf[s.o-windowSize : s.o] {
-			seg[i] = byte(v)
-		}
-		n := windowSize
 		for {
 			if p.cancel.Load() || pt.n > limit {
 				pt.segs = append(pt.segs, seg[:n])
@@ -538,9 +541,9 @@ func (p *par) speculate(pt *part, i int) bool {
 				return false // cannot happen: DecodeTo progresses
 			}
 		}
-		pt.segs = append(pt.segs, seg[:n])
 		pt.adler = d.adler
 	}
+	pt.segs = append(pt.segs, seg[:n])
 	pt.end, pt.final = d.bitPos(), d.state == stTrailer
 	pt.bounds = d.bounds
 	return pt.n <= limit

@@ -2,21 +2,32 @@ package inflate
 
 import (
 	"bytes"
+	"compress/flate"
 	"fmt"
-	"io"
+	"maps"
+	"math/rand/v2"
 	"os"
+	"slices"
 	"testing"
 	"time"
 )
 
-// parallelAll decodes src (zlib if zl) with decodeParallel into a buffer
-// of size bytes, in parts of partSize bytes, on workers goroutines.
-func parallelAll(src []byte, zl bool, size, workers, partSize int, every int64) ([]byte, []Checkpoint, error) {
+// outcome is what one DecodeTo(out, 0) or decodeParallel(out, ...) call
+// did, and the DecodeTo(out, n) after it.
+type outcome struct {
+	n, n2      int
+	err, err2  error
+	out        []byte
+	cps        []Checkpoint
+	total, pos int64
+}
+
+func decodeOnce(src []byte, zl bool, size int, every int64, run func(d *Decoder, out []byte) (int, error)) outcome {
 	var d *Decoder
 	if zl {
 		var err error
 		if d, err = NewZlib(src); err != nil {
-			return nil, nil, err
+			return outcome{err: err}
 		}
 	} else {
 		d = NewRaw(src)
@@ -25,49 +36,240 @@ func parallelAll(src []byte, zl bool, size, workers, partSize int, every int64) 
 		d.SetCheckpoints(every)
 	}
 	out := make([]byte, size)
-	n, err := d.decodeParallel(out, workers, partSize)
-	if err == nil {
-		// As DecodeTo: with no room, read on to the end.
-		var m int
-		m, err = d.DecodeTo(out[:n], n)
-		n += m
+	var o outcome
+	o.n, o.err = run(d, out)
+	o.out = out[:o.n]
+	if o.err == nil {
+		o.n2, o.err2 = d.DecodeTo(out, o.n)
 	}
-	if err == io.EOF {
-		err = nil
-	} else if err == nil {
-		err = fmt.Errorf("stream longer than %d bytes", size)
-	}
-	return out[:n], d.Checkpoints(), err
+	o.cps = d.Checkpoints()
+	o.total, o.pos = d.total, d.bitPos()
+	return o
 }
 
+func errString(err error) string {
+	if err == nil {
+		return "<nil>"
+	}
+	return err.Error()
+}
+
+// checkParallel requires decodeParallel to do exactly what DecodeTo
+// does on src with an output buffer of size bytes: the same count, bytes,
+// error, checkpoints and state after.
+func checkParallel(t testing.TB, name string, src []byte, zl bool, size, workers, partSize int, every int64) {
+	t.Helper()
+	want := decodeOnce(src, zl, size, every, func(d *Decoder, out []byte) (int, error) { return d.DecodeTo(out, 0) })
+	got := decodeOnce(src, zl, size, every, func(d *Decoder, out []byte) (int, error) { return d.decodeParallel(out, workers, partSize) })
+	if got.n != want.n || errString(got.err) != errString(want.err) || got.n2 != want.n2 || errString(got.err2) != errString(want.err2) {
+		t.Fatalf("%s (workers %d, parts of %d): parallel %d, %v then %d, %v; serial %d, %v then %d, %v", name, workers, partSize,
+			got.n, got.err, got.n2, got.err2, want.n, want.err, want.n2, want.err2)
+	}
+	if !bytes.Equal(got.out, want.out) {
+		t.Fatalf("%s (workers %d, parts of %d): output differs at %d of %d", name, workers, partSize, firstDiff(got.out, want.out), want.n)
+	}
+	if got.total != want.total || got.pos != want.pos {
+		t.Fatalf("%s: parallel ends at output %d, bit %d; serial at %d, bit %d", name, got.total, got.pos, want.total, want.pos)
+	}
+	if len(got.cps) != len(want.cps) {
+		t.Fatalf("%s: %d checkpoints, serial %d", name, len(got.cps), len(want.cps))
+	}
+	for i := range want.cps {
+		g, w := &got.cps[i], &want.cps[i]
+		if g.Out != w.Out || g.in != w.in || g.adler != w.adler || g.zlib != w.zlib || !bytes.Equal(g.window, w.window) {
+			t.Fatalf("%s: checkpoint %d at %d (bit %d, adler %#x), serial at %d (bit %d, adler %#x)", name, i, g.Out, g.in, g.adler, w.Out, w.in, w.adler)
+		}
+	}
+}
+
+// partSizes are the part sizes the tests split streams into: from a few
+// bytes (most parts find no header, or a false one) to many blocks.
+var partSizes = []int{7, 64, 1000, 5000, 40000}
+
+func TestParallelRandom(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(21, 22))
+	sizes, parts := []int{0, 100, 70000, 400000}, partSizes
+	if raceEnabled || testing.Short() {
+		sizes, parts = []int{0, 100, 70000}, []int{64, 5000}
+	}
+	for _, n := range sizes {
+		for kind := range 4 {
+			data := genData(r, kind, n)
+			for _, level := range []int{-2, 0, 1, 6, 9} {
+				raw := compressRaw(t, data, level)
+				z := compressZlib(t, data, level)
+				for _, ps := range parts {
+					name := fmt.Sprintf("n%d/kind%d/level%d", n, kind, level)
+					checkParallel(t, name+"/raw", raw, false, n, 2, ps, 0)
+					checkParallel(t, name+"/zlib", z, true, n, 2+ps%2, ps, 0)
+					checkParallel(t, name+"/zlib/checkpoints", z, true, n, 2, ps, 1)
+					checkParallel(t, name+"/zlib/short", z, true, n/2, 2, ps, 0)
+					checkParallel(t, name+"/zlib/long", z, true, n+100, 2, ps, 0)
+				}
+			}
+		}
+	}
+}
+
+// mixedBlocks compresses data in pieces with a flush after each, so the
+// stream alternates stored, fixed and dynamic blocks (and the empty stored
+// blocks of the flushes), and part boundaries fall in each kind.
+func mixedBlocks(t testing.TB, r *rand.Rand, data []byte, level int) []byte {
+	var b bytes.Buffer
+	w, err := flate.NewWriter(&b, level)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for len(data) > 0 {
+		k := min(len(data), 1+r.IntN(3000))
+		if r.IntN(4) == 0 {
+			k = min(len(data), 1+r.IntN(30))
+		}
+		w.Write(data[:k])
+		w.Flush()
+		data = data[k:]
+	}
+	w.Close()
+	return b.Bytes()
+}
+
+// TestParallelBlockKinds decodes streams whose part boundaries fall in
+// stored blocks (level 0, and the flushes' empty ones), in fixed-Huffman
+// blocks (short flushed pieces) and across back-references that reach
+// over a part's start (far repeats).
+func TestParallelBlockKinds(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(23, 24))
+	random := genData(r, 0, 40000)
+	far := append(append(bytes.Clone(random), genData(r, 2, 5000)...), random...)
+	far = append(far, far...)
+	streams := map[string][]byte{}
+	levels, n, parts := []int{0, 1, 6, 9, -2}, 200000, partSizes
+	if raceEnabled || testing.Short() {
+		levels, n, parts = []int{0, 6}, 50000, []int{64, 5000}
+	}
+	for _, level := range levels {
+		for kind := range 4 {
+			data := genData(r, kind, n)
+			streams[fmt.Sprintf("mixed/kind%d/level%d", kind, level)] = mixedBlocks(t, r, data, level)
+		}
+		streams[fmt.Sprintf("far/level%d", level)] = compressRaw(t, far, level)
+		streams[fmt.Sprintf("far-mixed/level%d", level)] = mixedBlocks(t, r, far, level)
+	}
+	var w bitWriter
+	for range n / 60 {
+		w.put(0, 1) // not final
+		w.put(1, 2) // fixed
+		for range r.IntN(20) {
+			w.code(0x30+int('a'+r.IntN(3)), 8)
+		}
+		w.code(0, 7) // end of block
+	}
+	w.put(1, 1)
+	w.put(1, 2)
+	w.code(0, 7)
+	streams["fixed-only"] = w.bytes()
+	for name, z := range streams {
+		want, err := refRaw(z)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, ps := range parts {
+			checkParallel(t, name, z, false, len(want), 2, ps, 0)
+			checkParallel(t, name+"/checkpoints", z, false, len(want), 2, ps, 1)
+		}
+	}
+}
+
+// TestParallelFixtures decodes the DWARF sections of the fixtures, and
+// the zlib streams in testdata, in parts.
+func TestParallelFixtures(t *testing.T) {
+	t.Parallel()
+	secs := dwarfSections(t)
+	names := slices.Sorted(maps.Keys(secs))
+	for i, name := range names {
+		data := secs[name]
+		if len(data) < 20000 || (raceEnabled || testing.Short()) && i%8 != 0 {
+			continue
+		}
+		z := compressZlib(t, data, 6)
+		for _, ps := range []int{1000, 20000} {
+			checkParallel(t, name, z, true, len(data), 2, ps, 0)
+		}
+	}
+	for name, z := range pyStreams(t) {
+		want, err := refZlib(z)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ps := range partSizes {
+			checkParallel(t, name, z, true, len(want), 2, ps, 0)
+			checkParallel(t, name+"/checkpoints", z, true, len(want), 2, ps, 1)
+		}
+	}
+}
+
+// TestParallelCorrupt damages streams and requires the serial decoder's
+// outcome to the byte and the message.
+func TestParallelCorrupt(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(25, 26))
+	var streams [][]byte
+	for _, level := range []int{1, 6, 9, -2, 0} {
+		streams = append(streams, compressZlib(t, genData(r, 2, 100000), level))
+	}
+	tries := 100
+	if raceEnabled || testing.Short() {
+		tries = 15
+	}
+	for i, z := range streams {
+		for range tries {
+			c := bytes.Clone(z)
+			switch r.IntN(4) {
+			case 0:
+				c = c[:r.IntN(len(c))]
+			case 1:
+				c = append(c, byte(r.Uint32()), byte(r.Uint32()))
+			default:
+				for range 1 + r.IntN(3) {
+					c[r.IntN(len(c))] ^= 1 << r.IntN(8)
+				}
+			}
+			ps := partSizes[r.IntN(len(partSizes))]
+			checkParallel(t, fmt.Sprintf("stream %d", i), c, true, 100000, 2, ps, 0)
+			checkParallel(t, fmt.Sprintf("stream %d raw", i), c[2:], false, 100000, 2, ps, 0)
+		}
+	}
+}
+
+// TestParallelLarge decodes the 143 MB stream of rgwPath with
+// DecodeParallel and compares it with DecodeTo's output.
 func TestParallelLarge(t *testing.T) {
 	z, err := os.ReadFile(rgwPath)
 	if err != nil || testing.Short() || raceEnabled {
 		t.Skipf("needs %s, and no -short or -race", rgwPath)
 	}
 	const size = 314596110
-	want := make([]byte, size)
-	d, _ := NewZlib(z)
 	t0 := time.Now()
-	if n, err := d.DecodeTo(want, 0); n != size || err != io.EOF {
-		t.Fatal(n, err)
-	}
-	t.Logf("serial %v", time.Since(t0))
-	t0 = time.Now()
-	got, _, err := parallelAll(z, true, size, 2, defaultPart, 0)
-	t.Logf("parallel %v", time.Since(t0))
-	logStats(t)
-	logTimes(t)
-	if err != nil || !bytes.Equal(got, want) {
-		t.Fatalf("%d bytes, %v; first difference at %d", len(got), err, firstDiff(got, want))
-	}
+	checkParallel(t, "rgw", z, true, size, 2, defaultPart, 0)
+	t.Logf("%v", time.Since(t0))
+	checkParallel(t, "rgw/checkpoints", z, true, size, 2, defaultPart, 4<<20)
 }
 
-func logStats(t *testing.T) {
-	t.Logf("placed %d ordered %d failed %d spec16 %d", dbgPlaced.Load(), dbgOrdered.Load(), dbgFailed.Load(), dbgSpec16.Load())
-}
-
-func logTimes(t *testing.T) {
-	d := func(v int64) time.Duration { return time.Duration(v) }
-	t.Logf("find %v s16 %v bytes %v place %v ordered %v", d(dbgFind.Load()), d(dbgS16.Load()), d(dbgBytes.Load()), d(dbgPlace.Load()), d(dbgOrd.Load()))
+// TestParallelPlaces checks that a stream of many blocks is decoded
+// mostly from speculative parts, so the tests above exercise them.
+func TestParallelPlaces(t *testing.T) {
+	r := rand.New(rand.NewPCG(27, 28))
+	var data []byte
+	for _, sec := range dwarfSections(t) {
+		data = append(data, sec...)
+	}
+	data = append(data, genData(r, 2, 2<<20)...)
+	z := compressZlib(t, data, 6)
+	before := partsPlaced.Load()
+	checkParallel(t, "dwarf", z, true, len(data), 2, len(z)/8, 0)
+	if placed := partsPlaced.Load() - before; placed < 5 {
+		t.Errorf("%d of 7 speculative parts placed", placed)
+	}
 }

@@ -5,67 +5,116 @@ import (
 	"errors"
 )
 
-// spec16 decodes a part of a stream without the output before it, the
-// first phase of a speculative part (parallel.go): each output symbol is
-// a uint16, a byte below 256 or, from 256 up, a marker 256+i that stands
-// for byte i of the unknown 32 KiB window before the part. buf[:32 KiB]
-// holds the markers themselves, so a back-reference into the window
-// copies markers like any other symbol and needs no test. The phase ends
-// once the last 32 KiB of output hold no marker (track): from there on the
-// part is bytes, decoded by the fast loop.
+// spec decodes the start of a part of a stream without the 32 KiB of
+// output before it, the first phase of a speculative part (parallel.go).
+// buf[:32 KiB] stands for that unknown window and holds anything. Every
+// output byte is either known (a literal, a stored byte, or copied from a
+// known byte) or not, kept as one bit a byte in taint. A match that reads
+// a byte not known is logged, in order, and its copies of such bytes are
+// not known either; last, the highest index that may hold a byte not
+// known, spares most matches the look at taint. Once the part has its
+// window (it is placed), replaying the log over buf with the real window
+// in buf[:32 KiB] rewrites every byte that was not known: a logged match
+// reads only bytes that were known or were rewritten by a match logged
+// before it.
 //
-// It runs one symbol at a time, with every check, and is only used near
-// the start of a part (and for the trial of a block header), so it is
-// plain rather than fast.
-type spec16 struct {
+// The phase ends once the last 32 KiB of output are all known (track):
+// no later back-reference can reach a byte that is not, so the ordinary
+// decoder continues from there into the same buffer.
+type spec struct {
 	d          *Decoder
-	buf        []uint16
+	buf        []byte
 	o          int // next output index in buf
-	last       int // the last index of buf that may hold a marker
+	last       int // the last index of buf that may hold a byte not known
+	log        []logged
+	taint      []uint64 // bit i: buf[i] is not known
 	headers    int // block headers read
 	maxHeaders int // return after reading this many (0: no limit)
-	limit      int // fail with errLimit rather than let o pass this
 	track      bool
 }
 
-// errLimit: a speculative decode ran past its output budget.
+// logged is a match that read bytes not known: it wrote buf[at:at+n]
+// from dist bytes back.
+type logged struct {
+	at      uint32
+	dist, n uint16
+}
+
+// errLimit: a speculative decode ran out of buffer.
 var errLimit = errors.New("inflate: speculative output budget exceeded")
 
-// start prepares s to decode with d from d's position, with markers in
-// the window if track (a trial needs no window contents).
-func (s *spec16) start(d *Decoder, track bool) {
-	s.d, s.o, s.last, s.headers, s.maxHeaders, s.track = d, windowSize, windowSize-1, 0, 0, track
-	if len(s.buf) < 2*windowSize {
-		s.buf = make([]uint16, 4*windowSize)
-	}
+// start prepares s to decode with d from d's position into buf; with
+// track, the window's bytes count as not known and the matches reading
+// them are logged (a trial needs neither).
+func (s *spec) start(d *Decoder, buf []byte, track bool) {
+	s.d, s.buf, s.o, s.headers, s.maxHeaders, s.track = d, buf, windowSize, 0, 0, track
+	s.log = s.log[:0]
+	s.last = -1
 	if track {
-		for i := range windowSize {
-			s.buf[i] = uint16(256 + i)
+		s.last = windowSize - 1
+		k := (len(buf) + 63) / 64
+		if cap(s.taint) < k {
+			s.taint = make([]uint64, k)
+		}
+		s.taint = s.taint[:k]
+		clear(s.taint)
+		for i := range windowSize / 64 {
+			s.taint[i] = ^uint64(0)
 		}
 	}
 }
 
-// clean reports whether the last 32 KiB of output hold no marker.
-func (s *spec16) clean() bool { return s.o-s.last > windowSize }
-
-// room makes room for k more symbols.
-func (s *spec16) room(k int) error {
-	if s.o+k > s.limit {
-		return errLimit
+// copied records a match of n bytes from src to o: if it read a byte not
+// known, it is logged, its copies of such bytes are not known and last
+// moves past it.
+func (s *spec) copied(src, o, n int) {
+	t := s.taint
+	any := false
+	for lo, hi := src, src+n; lo < hi; {
+		w := t[lo>>6] >> (lo & 63)
+		k := min(64-lo&63, hi-lo)
+		if k < 64 {
+			w &= 1<<k - 1
+		}
+		if w != 0 {
+			any = true
+			break
+		}
+		lo += k
 	}
-	if s.o+k <= len(s.buf) {
-		return nil
+	if !any {
+		return
 	}
-	nb := make([]uint16, min(max(2*len(s.buf), s.o+k), s.limit))
-	copy(nb, s.buf[:s.o])
-	s.buf = nb
-	return nil
+	s.log = append(s.log, logged{uint32(o), uint16(o - src), uint16(n)})
+	for i := range n {
+		if t[(src+i)>>6]>>((src+i)&63)&1 != 0 {
+			t[(o+i)>>6] |= 1 << ((o + i) & 63)
+		}
+	}
+	s.last = o + n - 1
 }
 
-// run decodes until the window is clean (with track), the decoder stops
+// clean reports whether the last 32 KiB of output are all known.
+func (s *spec) clean() bool { return s.o-s.last > windowSize }
+
+// replay rewrites the bytes not known of buf, whose first 32 KiB must now
+// hold the real window.
+func replay(buf []byte, log []logged) {
+	for _, m := range log {
+		at, src := int(m.at), int(m.at)-int(m.dist)
+		dst := buf[at : at+int(m.n)]
+		s := buf[src : src+int(m.n)]
+		for i := range dst {
+			dst[i] = s[i]
+		}
+	}
+}
+
+// run decodes until the output is clean (with track), the decoder stops
 // (stopAt) or reaches the end of its final block, maxHeaders headers have
-// been read, or a fault. It leaves d in a state DecodeTo continues from.
-func (s *spec16) run() error {
+// been read, the buffer is full (errLimit) or a fault. It leaves d in a
+// state DecodeTo continues from.
+func (s *spec) run() error {
 	d := s.d
 	for {
 		switch d.state {
@@ -91,16 +140,14 @@ func (s *spec16) run() error {
 				return nil
 			}
 		case stStored:
-			k := min(d.stored, len(d.in)-d.pos, 1<<16)
-			if k == 0 && d.stored > 0 {
+			k := min(d.stored, len(d.in)-d.pos, len(s.buf)-s.o)
+			if k == 0 {
+				if len(s.buf) == s.o {
+					return errLimit
+				}
 				return d.truncated()
 			}
-			if err := s.room(k); err != nil {
-				return err
-			}
-			for i, c := range d.in[d.pos : d.pos+k] {
-				s.buf[s.o+i] = uint16(c)
-			}
+			copy(s.buf[s.o:s.o+k], d.in[d.pos:])
 			s.o += k
 			d.pos += k
 			if d.stored -= k; d.stored == 0 {
@@ -134,20 +181,18 @@ func (d *Decoder) refill() {
 }
 
 // huffman decodes symbols of a Huffman block into buf until the block
-// ends, the window turns clean or a fault.
-func (s *spec16) huffman() error {
+// ends, the output turns clean, or a fault: the fast loop where it can,
+// else one symbol at a time with every check.
+func (s *spec) huffman() error {
 	d := s.d
 	for {
-		if d.pos <= len(d.in)-fastIn && s.room(fastOut+1<<16) == nil {
+		if d.pos <= len(d.in)-fastIn && s.o <= len(s.buf)-fastOut {
 			if err := s.fast(); err != nil || d.state != stHuffman || s.track && s.clean() {
 				return err
 			}
-			if d.pos <= len(d.in)-fastIn {
+			if d.pos <= len(d.in)-fastIn && s.o <= len(s.buf)-fastOut {
 				continue
 			}
-		}
-		if err := s.room(258); err != nil {
-			return err
 		}
 		d.refill()
 		e := d.lit[d.bits&(1<<litBits-1)]
@@ -162,16 +207,21 @@ func (s *spec16) huffman() error {
 		if e&flagBad != 0 {
 			return d.fail(ErrCorrupt, "invalid literal/length codeword")
 		}
+		if e&flagEOB != 0 {
+			d.bits >>= n
+			d.nbits -= n
+			d.state = stHeader
+			return nil
+		}
+		if s.o+258 > len(s.buf) {
+			return errLimit
+		}
 		d.bits >>= n
 		d.nbits -= n
 		if e&flagLit != 0 {
-			s.buf[s.o] = uint16(e >> 16 & 0xff)
+			s.buf[s.o] = byte(e >> 16)
 			s.o++
 			continue
-		}
-		if e&flagEOB != 0 {
-			d.state = stHeader
-			return nil
 		}
 		x, ok := d.getBits(extraBits(e))
 		if !ok {
@@ -201,27 +251,27 @@ func (s *spec16) huffman() error {
 		if dist > s.o {
 			return d.fail(ErrCorrupt, "distance %d reaches before the start of the output", dist)
 		}
-		src, dst := s.buf[s.o-dist:s.o-dist+length], s.buf[s.o:s.o+length]
-		var or uint16
+		src := s.o - dist
+		dst := s.buf[s.o : s.o+length]
 		for i := range dst {
-			v := src[i]
-			dst[i] = v
-			or |= v
+			dst[i] = s.buf[src+i]
 		}
-		if s.o += length; or >= 256 {
-			s.last = s.o - 1
-		} else if s.track && s.clean() {
+		if src <= s.last {
+			s.copied(src, s.o, length)
+		}
+		s.o += length
+		if s.track && s.clean() {
 			return nil
 		}
 	}
 }
 
-// fast is the fast loop of fast.go for symbols: it decodes into buf while
-// at least fastIn input bytes and fastOut symbols of room remain, and
-// returns at the end of the block, on a fault, or (with track) once the
-// last 32 KiB hold no marker. A match is searched for markers only when
-// its source starts at or before last, the only place markers can be.
-func (s *spec16) fast() error {
+// fast is the fast loop of fast.go with the bookkeeping of bytes not
+// known: it decodes into buf while at least fastIn input bytes and
+// fastOut bytes of room remain, and returns at the end of the block, on a
+// fault, or (with track) once the output is clean. The loops are kept
+// apart so that the ordinary one pays nothing for it.
+func (s *spec) fast() error {
 	d := s.d
 	in, out := d.in, s.buf
 	pos, bits, nbits := d.pos, d.bits, d.nbits
@@ -242,7 +292,7 @@ func (s *spec16) fast() error {
 		if e&flagLit != 0 {
 			bits >>= e & 63
 			nbits -= uint(e)
-			out[o] = uint16(e >> 16)
+			out[o] = byte(e >> 16)
 			o++
 			continue
 		}
@@ -278,31 +328,33 @@ func (s *spec16) fast() error {
 			err = errFar
 			break
 		}
-		src, dst := out[o-dist:o-dist+length], out[o:o+length]
-		if src0 := o - dist; src0 > last {
-			if dist >= length {
-				copy(dst, src)
-			} else {
-				for i := range dst {
-					dst[i] = src[i]
-				}
-			}
-			o += length
-			if s.track && o-last > windowSize {
-				break
-			}
-			continue
+		src := o - dist
+		if src <= last {
+			s.copied(src, o, length)
+			last = s.last
 		}
-		var or uint16
-		for i := range dst {
-			v := src[i]
-			dst[i] = v
-			or |= v
+		end := o + length
+		switch {
+		case dist >= 8:
+			t := out[o : o+16]
+			u := out[src : src+16]
+			binary.LittleEndian.PutUint64(t, binary.LittleEndian.Uint64(u))
+			binary.LittleEndian.PutUint64(t[8:], binary.LittleEndian.Uint64(u[8:]))
+			for o, src = o+16, src+16; o < end; o, src = o+8, src+8 {
+				binary.LittleEndian.PutUint64(out[o:], binary.LittleEndian.Uint64(out[src:]))
+			}
+		case dist == 1:
+			v := uint64(out[src]) * 0x0101010101010101
+			for ; o < end; o += 8 {
+				binary.LittleEndian.PutUint64(out[o:], v)
+			}
+		default:
+			for ; o < end; o++ {
+				out[o] = out[o-dist]
+			}
 		}
-		o += length
-		if or >= 256 {
-			last = o - 1
-		} else if s.track && o-last > windowSize {
+		o = end
+		if s.track && o-last > windowSize {
 			break
 		}
 	}
