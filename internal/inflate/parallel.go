@@ -70,11 +70,11 @@ func (d *Decoder) reset(src []byte) {
 
 // part states
 const (
-	ptIdle     = iota // not started
-	ptRunning         // a worker decodes it speculatively
-	ptReady           // decoded speculatively, waiting to be placed
-	ptFailed          // speculation failed, or its start was not a block boundary
-	ptOrdered         // the ordered decoder has it, or passed it
+	ptIdle    = iota // not started
+	ptRunning        // a worker decodes it speculatively
+	ptReady          // decoded speculatively, waiting to be placed
+	ptFailed         // speculation failed, or its start was not a block boundary
+	ptOrdered        // the ordered decoder has it, or passed it
 )
 
 type part struct {
@@ -124,22 +124,21 @@ type par struct {
 	out   []byte
 	parts []*part
 
-	mu      sync.Mutex
-	cond    sync.Cond
-	r       int  // the part the ordered decoder is in
-	busy    bool // a worker is using d
-	done    bool
-	n       int
-	err     error
-	cancel  atomic.Bool
-	free    [][]byte // segment buffers for reuse
-	jobs    []*part  // placed parts with bytes still to copy
-	ahead   int      // how far ahead of r a part may be started
-	smu     sync.Mutex
-	spare   []scratch // idle scratch decoders
-	placed  int      // parts placed (for tests)
+	mu     sync.Mutex
+	cond   sync.Cond
+	r      int  // the part the ordered decoder is in
+	busy   bool // a worker is using d
+	done   bool
+	n      int
+	err    error
+	cancel atomic.Bool
+	free   [][]byte // segment buffers for reuse
+	jobs   []*part  // placed parts with bytes still to copy
+	ahead  int      // how far ahead of r a part may be started
+	smu    sync.Mutex
+	spare  []scratch // idle scratch decoders
+	placed int       // parts placed (for tests)
 }
-
 
 func (d *Decoder) decodeParallel(out []byte, workers, partSize int) (int, error) {
 	if d.err != nil {

@@ -28,8 +28,8 @@ type spec struct {
 	last       int // the last index of buf that may hold a byte not known
 	log        []logged
 	taint      []uint64 // bit i: buf[i] is not known
-	headers    int // block headers read
-	maxHeaders int // return after reading this many (0: no limit)
+	headers    int      // block headers read
+	maxHeaders int      // return after reading this many (0: no limit)
 	track      bool
 }
 
