@@ -15,6 +15,12 @@
 // internal 128 KiB buffer (the 32 KiB window plus room to decode ahead),
 // at the cost of one copy.
 //
+// [Decoder.DecodeParallel] decodes a whole stream into a buffer of its
+// size on several goroutines, with the same result as DecodeTo: later
+// parts of the stream are decoded speculatively from block headers found
+// ahead, without their window, and used only once the decoding before
+// them is seen to stop exactly there (parallel.go).
+//
 // With [Decoder.SetCheckpoints] a Decoder keeps a [Checkpoint] every few
 // MB (a block boundary and the 32 KiB before it), from which [Resume]
 // inflates the rest of the stream again without starting over: a caller
@@ -23,7 +29,9 @@
 // # Robustness
 //
 // Any input yields correct output or an error, never a panic, a hang or an
-// allocation beyond the fixed-size Decoder (and the Read buffer). Like
+// allocation beyond the fixed-size Decoder (and the Read buffer;
+// DecodeParallel's buffers come to at most half of out's size plus
+// about 20 MB a worker). Like
 // compress/flate it rejects over-subscribed and incomplete Huffman codes
 // (except the empty and single-codeword codes zlib emits), code-length
 // repeats that run past the lengths, distances beyond the output so far,

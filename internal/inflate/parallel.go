@@ -138,6 +138,10 @@ type par struct {
 	smu    sync.Mutex
 	spare  []scratch // idle scratch decoders
 	placed int       // parts placed (for tests)
+
+	// Segment buffers allocated, in bytes, and their bound: half of
+	// out, plus two a worker (a part that needs more fails).
+	allocated, budget int
 }
 
 func (d *Decoder) decodeParallel(out []byte, workers, partSize int) (int, error) {
@@ -155,6 +159,7 @@ func (d *Decoder) decodeParallel(out []byte, workers, partSize int) (int, error)
 		return d.DecodeTo(out, 0)
 	}
 	p := &par{d: d, src: d.in, out: out, ahead: workers + 1}
+	p.budget = len(out)/2 + 2*workers*(windowSize+segSize)
 	p.cond.L = &p.mu
 	base := int64(d.pos) * 8
 	for i := range nparts {
@@ -204,7 +209,8 @@ func (p *par) getScratch() scratch {
 		p.spare = p.spare[:k-1]
 		return sc
 	}
-	return scratch{new(Decoder), new(spec), make([]byte, windowSize+trialOut)}
+	// No trial needs more output than out could take.
+	return scratch{new(Decoder), new(spec), make([]byte, windowSize+min(trialOut, len(p.out)+fastOut))}
 }
 
 func (p *par) putScratch(sc scratch) {
@@ -502,6 +508,9 @@ func (p *par) speculate(pt *part, i int) bool {
 	// The first phase, to where the output is clean, must fit in the
 	// first segment.
 	seg := p.segment()
+	if seg == nil {
+		return false
+	}
 	s.start(d, seg, true)
 	if err := s.run(); err != nil {
 		pt.segs = append(pt.segs, seg[:windowSize])
@@ -533,6 +542,9 @@ func (p *par) speculate(pt *part, i int) bool {
 			if n == len(seg) {
 				pt.segs = append(pt.segs, seg)
 				next := p.segment()
+				if next == nil {
+					return false
+				}
 				copy(next, seg[n-windowSize:n])
 				seg, n = next, windowSize
 			} else if m == 0 {
@@ -548,7 +560,8 @@ func (p *par) speculate(pt *part, i int) bool {
 	return pt.n <= limit
 }
 
-// segment returns a buffer for a part's bytes.
+// segment returns a buffer for a part's bytes, or nil once the buffers
+// allocated reach their budget (see budget).
 func (p *par) segment() []byte {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -557,5 +570,11 @@ func (p *par) segment() []byte {
 		p.free = p.free[:k-1]
 		return s
 	}
-	return make([]byte, windowSize+segSize)
+	// A part's output fits in out, or the part fails.
+	n := windowSize + min(segSize, len(p.out)+fastOut)
+	if p.allocated+n > p.budget {
+		return nil
+	}
+	p.allocated += n
+	return make([]byte, n)
 }
