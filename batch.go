@@ -82,7 +82,9 @@ func (b *Binary) batch(ctx context.Context, pcs []uint64, yield func(i int, fram
 	}
 	if len(pcs) >= readAheadMin {
 		// Many addresses will touch most units: inflate compressed
-		// sections ahead of the workers, so that they rarely wait.
+		// sections ahead of the workers, so that they rarely wait, and
+		// whole, on all cores, when they are not started yet.
+		b.bulk.Store(true)
 		if s := b.loadDWARF(pcs[0]); s != nil {
 			go s.readAhead(&b.closed)
 		}
@@ -242,10 +244,24 @@ func (w *window) release() {
 // sections ahead of its workers.
 const readAheadMin = 2 * batchChunk
 
-// readAhead inflates the lazy sections to their ends, a step at a time so
-// that lookups needing bytes are not held up behind the whole section. It
-// stops when closed is set.
+// readAhead inflates the lazy sections to their ends. A module loaded for
+// a bulk batch has not started them: each inflates whole, on all cores
+// (elfx inflates a whole section so), the two at once. Otherwise they
+// inflate a step at a time, so that lookups needing bytes are not held up
+// behind the whole section, and stop when closed is set.
 func (s *dwarfModule) readAhead(closed *atomic.Bool) {
+	if s.bulk {
+		s.aheadOnce.Do(func() {
+			var wg sync.WaitGroup
+			for _, l := range []*buf.Lazy{s.line, s.info} {
+				if l != nil && l.Fetch != nil {
+					wg.Go(func() { l.UpTo(l.Size) })
+				}
+			}
+			wg.Wait()
+		})
+		return
+	}
 	s.aheadOnce.Do(func() {
 		const step = 8 << 20
 		for _, l := range []*buf.Lazy{s.line, s.info} {

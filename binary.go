@@ -25,6 +25,9 @@ type Binary struct {
 
 	dwarfOnce sync.Once
 	dwarf     *dwarfModule // nil when the file has no usable DWARF
+	// bulk is set by a batch of many addresses before it loads the
+	// DWARF: the lazy sections are then inflated whole (batch.go).
+	bulk atomic.Bool
 
 	warns warnList
 
@@ -114,7 +117,7 @@ func (b *Binary) Close() error {
 // up; nil when there is none.
 func (b *Binary) loadDWARF(pc uint64) *dwarfModule {
 	b.dwarfOnce.Do(func() {
-		b.dwarf = loadModule(b.src, pc, &b.warns)
+		b.dwarf = loadModule(b.src, pc, b.bulk.Load(), &b.warns)
 		if b.dwarf != nil {
 			b.dwarf.split = b.newSplitter(b.dwarf)
 			b.attachSup(b.dwarf) // module_sup.go

@@ -31,7 +31,10 @@ type dwarfModule struct {
 	recent  [64]atomic.Pointer[unitState]
 
 	aheadOnce sync.Once
-	warns     *warnList
+	// bulk: loaded for a bulk batch, its lazy sections not started, for
+	// readAhead to inflate whole.
+	bulk  bool
+	warns *warnList
 
 	// split finds the split units of skeleton units (split DWARF); nil
 	// where there are none to find (Mach-O).
@@ -93,7 +96,7 @@ type sectionSource interface {
 // while the other sections inflate, the unit that covers it (by
 // .debug_aranges) is made available too. A section that does not decode
 // costs that section alone, its error going to warns.
-func loadModule(src sectionSource, pc uint64, warns *warnList) *dwarfModule {
+func loadModule(src sectionSource, pc uint64, bulk bool, warns *warnList) *dwarfModule {
 	names := &dwarfSections
 	var out [len(names)][]byte
 	var errs [len(names)]error
@@ -118,7 +121,7 @@ func loadModule(src sectionSource, pc uint64, warns *warnList) *dwarfModule {
 	var arIndex *dwinfo.Index
 	if errs[secAranges] == nil {
 		aranges := dwinfo.New(dwinfo.Sections{Aranges: out[secAranges], BigEndian: src.bigEndian()}, nil)
-		if lazy[secInfo] != nil {
+		if lazy[secInfo] != nil && !bulk {
 			if off, ok := arangesUnit(aranges, pc); ok {
 				wg.Go(func() { lazy[secInfo].Unit(off) })
 			}
@@ -168,7 +171,7 @@ func loadModule(src sectionSource, pc uint64, warns *warnList) *dwarfModule {
 	} else {
 		index = dwinfo.NewIndex(d)
 	}
-	m := &dwarfModule{data: d, index: index, line: lazy[secLine], info: lazy[secInfo],
+	m := &dwarfModule{data: d, index: index, line: lazy[secLine], info: lazy[secInfo], bulk: bulk,
 		lineStr: out[secLineStr], str: out[secStr], addr: out[secAddr], ranges: out[secRanges], big: big, warns: warns}
 	if obj, ok := src.(objectSource); ok {
 		if sectionOf, _ := obj.lineSections(); sectionOf != nil {

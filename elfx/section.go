@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -230,7 +231,13 @@ func (s *Section) Prefix(n uint64) ([]byte, error) {
 	if s.Relocated() {
 		want = s.Size // relocations apply to the whole (reloc.go)
 	}
-	if err := s.inflate(want); err != nil {
+	var err error
+	if want == s.Size && s.parallelOK() {
+		err = s.inflateParallel()
+	} else {
+		err = s.inflate(want)
+	}
+	if err != nil {
 		s.finish(nil, err)
 		return nil, err
 	}
@@ -330,6 +337,45 @@ func (s *Section) inflate(want uint64) error {
 			continue
 		}
 		stalls = 0
+	}
+	return nil
+}
+
+// parallelMin is the smallest declared size inflated on several cores
+// when a whole section is asked for at once.
+const parallelMin = 8 << 20
+
+// parallelOK reports whether the whole section can be inflated on all
+// cores (runtime.GOMAXPROCS): a zlib stream, not started, large enough,
+// and declaring no more than the serial path would trust (16x its
+// stream, see inflate).
+func (s *Section) parallelOK() bool {
+	return (s.Compression == CompressZlib || s.Compression == CompressZdebug) && s.stream == nil &&
+		s.Size >= parallelMin && s.Size <= 16*s.payloadLen && runtime.GOMAXPROCS(0) > 1
+}
+
+// inflateParallel inflates the whole section on all cores, with the
+// serial decoder's result: the same bytes, the same errors.
+func (s *Section) inflateParallel() error {
+	r, err := s.openStream()
+	if err != nil {
+		return err
+	}
+	d := r.(*inflate.Decoder)
+	s.stream = d
+	out := make([]byte, s.Size)
+	m, err := d.DecodeParallel(out, 0)
+	s.out = out[:m]
+	s.f.dropPayload(s.payloadOff, uint64(d.Consumed()))
+	s.dropped = uint64(d.Consumed())
+	switch {
+	case err == io.EOF:
+		if uint64(m) < s.Size {
+			return buf.Errorf(pkg, s.Name, uint64(m), ErrTruncated,
+				"%v stream ends after %#x bytes; the header declares %#x", s.Compression, m, s.Size)
+		}
+	case err != nil:
+		return s.streamErr(err)
 	}
 	return nil
 }

@@ -1,0 +1,5 @@
+//go:build !race
+
+package elfx
+
+const raceOn = false
