@@ -94,8 +94,10 @@ type sectionSource interface {
 // cores at a time, and builds the address index's first tier; it returns
 // nil when src has no .debug_info. pc is the first address looked up:
 // while the other sections inflate, the unit that covers it (by
-// .debug_aranges) is made available too. A section that does not decode
-// costs that section alone, its error going to warns.
+// .debug_aranges) is made available too, unless bulk: a bulk batch's
+// readAhead inflates .debug_info and .debug_line whole, from the start, on
+// all cores, and a prefix inflated first would keep them serial. A section
+// that does not decode costs that section alone, its error going to warns.
 func loadModule(src sectionSource, pc uint64, bulk bool, warns *warnList) *dwarfModule {
 	names := &dwarfSections
 	var out [len(names)][]byte
@@ -166,7 +168,7 @@ func loadModule(src sectionSource, pc uint64, bulk bool, warns *warnList) *dwarf
 	}
 	d := dwinfo.New(secs, nil)
 	var index *dwinfo.Index
-	if arIndex != nil && out[secAranges] != nil {
+	if arIndex != nil { // built from the aranges d holds
 		index = arIndex.WithData(d)
 	} else {
 		index = dwinfo.NewIndex(d)

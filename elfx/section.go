@@ -187,7 +187,9 @@ func (s *Section) HasData() bool {
 
 // Data returns the section's whole data, decompressed. The first call on a
 // compressed section inflates it (or what Prefix left), later calls return
-// the cached bytes. For an uncompressed section of a mapped or in-memory
+// the cached bytes. A zlib section of 8 MiB or more that nothing was
+// inflated of yet inflates on runtime.GOMAXPROCS cores, with the same
+// result. For an uncompressed section of a mapped or in-memory
 // file the result aliases the file and costs nothing; do not modify it,
 // and do not use it after File.Close if the file was mapped.
 // An SHT_NOBITS section has no data in the file: Data returns an error.
@@ -325,8 +327,7 @@ func (s *Section) inflate(want uint64) error {
 		switch {
 		case err == io.EOF:
 			if uint64(len(s.out)) < s.Size {
-				return buf.Errorf(pkg, s.Name, uint64(len(s.out)), ErrTruncated,
-					"%v stream ends after %#x bytes; the header declares %#x", s.Compression, len(s.out), s.Size)
+				return s.truncated()
 			}
 		case err != nil:
 			return s.streamErr(err)
@@ -371,13 +372,19 @@ func (s *Section) inflateParallel() error {
 	switch {
 	case err == io.EOF:
 		if uint64(m) < s.Size {
-			return buf.Errorf(pkg, s.Name, uint64(m), ErrTruncated,
-				"%v stream ends after %#x bytes; the header declares %#x", s.Compression, m, s.Size)
+			return s.truncated()
 		}
 	case err != nil:
 		return s.streamErr(err)
 	}
 	return nil
+}
+
+// truncated is the error of a stream that ended at len(s.out), short of
+// the declared size.
+func (s *Section) truncated() error {
+	return buf.Errorf(pkg, s.Name, uint64(len(s.out)), ErrTruncated,
+		"%v stream ends after %#x bytes; the header declares %#x", s.Compression, len(s.out), s.Size)
 }
 
 // checkEnd reads the stream to its end once the declared size is reached:
