@@ -76,6 +76,12 @@ type Options struct {
 	// (DWARFUnit::getLinkedUnit); a split unit's own DW_AT_comp_dir,
 	// which clang leaves out, is not read.
 	Skeleton *dwinfo.Unit
+	// Lines, when not nil, gives the unit's own line table in place of
+	// Build's lt argument, which is then ignored. Build calls it once, as
+	// late as it can (with Lazy, after reading the ranges of the unit's
+	// functions), so that the caller can build the table on another
+	// goroutine while Build reads the DIEs.
+	Lines func() *linetable.Table
 }
 
 // Frame is one frame of an inline chain, described as llvm-symbolizer
@@ -200,12 +206,16 @@ func (ix *Index) Len() int {
 // (decoded DIEs, the address map under construction) is pooled and reused
 // by later Builds, so a Build allocates little beyond its Index.
 func Build(d *dwinfo.Data, u *dwinfo.Unit, lt *linetable.Table, opts *Options) (*Index, error) {
+	lines := func() *linetable.Table { return lt }
+	if opts != nil && opts.Lines != nil {
+		lines = opts.Lines
+	}
 	if opts != nil && opts.Lazy && u.End-u.DIEOffset >= cmp.Or(opts.LazyMinSize, DefaultLazyMinSize) {
-		if ix, err, ok := buildLazy(d, u, lt, opts); ok {
+		if ix, err, ok := buildLazy(d, u, lines, opts); ok {
 			return ix, err
 		}
 	}
-	ix, err := buildChains(d, u, lt, opts)
+	ix, err := buildChains(d, u, lines(), opts)
 	return ix, err
 }
 

@@ -102,19 +102,27 @@ type root struct {
 
 // buildLazy scans u for its functions' ranges (see above). ok is false
 // when u needs the whole-unit walk.
-func buildLazy(d *dwinfo.Data, u *dwinfo.Unit, lt *linetable.Table, opts *Options) (_ *Index, _ error, ok bool) {
-	lz := &lazyIndex{d: d, u: u, lt: lt, opts: *opts, stopAt: ^uint64(0),
+//
+// lines gives the unit's line table, asked for once the scan is done and
+// only when the scan succeeds (the whole-unit walk asks for it otherwise).
+func buildLazy(d *dwinfo.Data, u *dwinfo.Unit, lines func() *linetable.Table, opts *Options) (_ *Index, _ error, ok bool) {
+	lz := &lazyIndex{d: d, u: u, opts: *opts, stopAt: ^uint64(0),
 		strs: newStrTable(), others: map[uint64]*unitInfo{},
 		recs: map[uint64]cachedRec{}}
-	// The scan marks no DIEs and reads no names: no bitmap, no strings.
-	b := newBuilderAt(d, u, lt, opts, u.DIEOffset, u.DIEOffset, nil)
+	lz.opts.Lines = nil
+	// The scan marks no DIEs, reads no names and needs no line table: no
+	// bitmap, no strings, no file names.
+	b := newBuilderAt(d, u, nil, opts, u.DIEOffset, u.DIEOffset, nil)
 	spans, err, ok := b.scan(lz, false)
+	if !ok {
+		b.release()
+		return nil, nil, false
+	}
+	lt := lines()
+	lz.lt, b.own.lt = lt, lt
 	b.own.path(0)
 	lz.own = b.own
 	b.release()
-	if !ok {
-		return nil, nil, false
-	}
 	lz.scanErr = err
 	lz.top = disjoint(spans)
 	ix := &Index{lt: lt, files: lz.own.paths, fileOK: lz.own.ok, lz: lz}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/symbolize-go/symbolize/internal/dwinfo"
+	"github.com/symbolize-go/symbolize/linetable"
 )
 
 // TestLazyMatchesWhole: on every unit of every fixture, a lazy Index
@@ -40,6 +41,19 @@ func TestLazyMatchesWhole(t *testing.T) {
 			lopts.Warn = func(err error) { warned = append(warned, err) }
 			lazy1, lerr := Build(o.d, u, o.table(u), lopts)
 			lazy2, _ := Build(o.d, u, o.table(u), lopts)
+			// Options.Lines in place of lt: asked for once, late, by
+			// the lazy and the whole-unit Build alike.
+			var asked int
+			lines := func() *linetable.Table { asked++; return o.table(u) }
+			l3 := *lopts
+			l3.Lines = lines
+			lazy3, _ := Build(o.d, u, nil, &l3)
+			w3 := *opts
+			w3.Lines = lines
+			whole3, _ := Build(o.d, u, nil, &w3)
+			if asked != 2 {
+				t.Fatalf("%s: unit %#x: Options.Lines called %d times by two Builds", path, h.Offset, asked)
+			}
 			if (werr == nil) != (lerr == nil) && lerr != nil {
 				t.Errorf("%s: unit %#x: lazy Build error %v, whole-unit %v", path, h.Offset, lerr, werr)
 			}
@@ -80,6 +94,10 @@ func TestLazyMatchesWhole(t *testing.T) {
 			}
 			for _, pc := range shuffled {
 				check(lazy2, pc)
+			}
+			for _, pc := range list {
+				check(lazy3, pc)
+				check(whole3, pc)
 			}
 			if lazy1.lz != nil && lazy1.lz.escaped.Load() {
 				escaped++
