@@ -86,7 +86,7 @@ func (b *Binary) batch(ctx context.Context, pcs []uint64, yield func(i int, fram
 		// whole, on all cores, when they are not started yet.
 		b.bulk.Store(true)
 		if s := b.loadDWARF(pcs[0]); s != nil {
-			go s.readAhead(&b.closed)
+			b.bg.Go(func() { s.readAhead(&b.closed) })
 		}
 	}
 	// The addresses are taken a window at a time and each window is

@@ -1,6 +1,7 @@
 package symbolize
 
 import (
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -35,6 +36,17 @@ type Binary struct {
 
 	symOnce sync.Once
 	syms    *symtab.Table
+	// symAheadOnce starts the symbol table on another goroutine
+	// (symbolsAhead) or, once symbols has run, stops it from starting;
+	// symReady is closed when that goroutine has built aheadSyms.
+	symAheadOnce sync.Once
+	symReady     chan struct{}
+	aheadSyms    *symtab.Table
+	aheadErr     error
+
+	// bg is the goroutines that still read the files after the lookup
+	// that started them returned; Close waits for them.
+	bg sync.WaitGroup
 
 	contribMu sync.Mutex
 	contribs  []contribution // files that answer, for Identity
@@ -98,6 +110,7 @@ func (b *Binary) Close() error {
 	if b.closed.Swap(true) {
 		return nil
 	}
+	b.bg.Wait()
 	err := b.src.close()
 	if b.dwarf != nil && b.dwarf.split != nil {
 		if e := b.dwarf.split.close(); err == nil {
@@ -119,6 +132,7 @@ func (b *Binary) loadDWARF(pc uint64) *dwarfModule {
 	b.dwarfOnce.Do(func() {
 		b.dwarf = loadModule(b.src, pc, b.bulk.Load(), &b.warns)
 		if b.dwarf != nil {
+			b.dwarf.ahead = b.symbolsAhead
 			b.dwarf.split = b.newSplitter(b.dwarf)
 			b.attachSup(b.dwarf) // module_sup.go
 		}
@@ -149,18 +163,50 @@ func (w *warnList) add(err error) {
 // error goes to Warnings: it costs the rest of that table, not the lookup.
 func (b *Binary) symbols() *symtab.Table {
 	b.symOnce.Do(func() {
-		syms, err := b.src.symbols()
+		b.symAheadOnce.Do(func() {}) // too late to start it ahead
+		var err error
+		if b.symReady != nil {
+			<-b.symReady
+			b.syms, err = b.aheadSyms, b.aheadErr
+			b.aheadSyms = nil
+		} else {
+			b.syms, err = b.buildSymbols()
+		}
+		// Reported here, not where it was built, so that warnings
+		// keep the order of the lookups that met them.
 		if err != nil {
 			b.warns.add(err)
 		}
-		if b.opts.UntagSymbols {
-			for i := range syms {
-				syms[i].Addr = uint64(int64(syms[i].Addr<<8) >> 8)
-			}
-		}
-		b.syms = symtab.New(syms)
 	})
 	return b.syms
+}
+
+// symbolsAhead starts building the symbol table on another goroutine, for
+// a lookup that will need it once it is done with the DWARF (whose work
+// is on one core for long stretches: one big unit's DIEs). It does
+// nothing on one core, without a symbol table, or once started or built.
+func (b *Binary) symbolsAhead() {
+	if b.opts.NoSymbolTable || runtime.GOMAXPROCS(0) < 2 || !slices.Contains(b.namers, namer(symtabNamer{})) {
+		return
+	}
+	b.symAheadOnce.Do(func() {
+		b.symReady = make(chan struct{})
+		b.bg.Go(func() {
+			b.aheadSyms, b.aheadErr = b.buildSymbols()
+			close(b.symReady)
+		})
+	})
+}
+
+// buildSymbols reads and sorts the symbol table.
+func (b *Binary) buildSymbols() (*symtab.Table, error) {
+	syms, err := b.src.symbols()
+	if b.opts.UntagSymbols {
+		for i := range syms {
+			syms[i].Addr = uint64(int64(syms[i].Addr<<8) >> 8)
+		}
+	}
+	return symtab.New(syms), err
 }
 
 // LookupSymbol returns the symbol-table entry covering pc (a function or a

@@ -1,6 +1,7 @@
 package symbolize
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -31,6 +32,9 @@ type dwarfModule struct {
 	recent  [64]atomic.Pointer[unitState]
 
 	aheadOnce sync.Once
+	// ahead, when set, starts building what lookups will need besides
+	// the DWARF (the binary's symbol table) on another goroutine.
+	ahead func()
 	// bulk: loaded for a bulk batch, its lazy sections not started, for
 	// readAhead to inflate whole.
 	bulk  bool
@@ -203,14 +207,23 @@ func arangesUnit(d *dwinfo.Data, pc uint64) (uint64, bool) {
 // unitState is one compilation unit's lazily built lookup structures. The
 // line table is built apart from the inline index because building one
 // unit's inline index may need another unit's line table (gcc LTO keeps
-// abstract origins in units of their own).
+// abstract origins in units of their own), and so that it can be built
+// on another core while the inline index reads the unit's DIEs.
 type unitState struct {
 	off      uint64 // of the unit in .debug_info
-	lineOnce sync.Once
+	unitOnce sync.Once
 	unit     *dwinfo.Unit
-	lines    *linetable.Table
 	compDir  string
-	lineErr  error
+	unitErr  error
+
+	// lineOnce builds lines, keeping what went wrong in lineWarns;
+	// reportOnce then reports those, in order, from the lookup that
+	// asked for the table (so that warnings keep their order however
+	// the table was built).
+	lineOnce   sync.Once
+	lines      *linetable.Table
+	lineWarns  []error
+	reportOnce sync.Once
 
 	inlOnce sync.Once
 	inl     *inline.Index
@@ -220,8 +233,9 @@ type unitState struct {
 	split *splitUnit
 }
 
-// unitLines returns the unit at .debug_info offset off with its line table.
-func (s *dwarfModule) unitLines(off uint64) (*unitState, error) {
+// unitAt returns the unit at .debug_info offset off, its DIEs' header and
+// root read.
+func (s *dwarfModule) unitAt(off uint64) (*unitState, error) {
 	// A small direct-mapped cache in front of the map: lookups of nearby
 	// addresses hit the same few units.
 	slot := &s.recent[(off>>4)%uint64(len(s.recent))]
@@ -234,19 +248,46 @@ func (s *dwarfModule) unitLines(off uint64) (*unitState, error) {
 		us = v.(*unitState)
 		slot.Store(us)
 	}
-	us.lineOnce.Do(func() {
+	us.unitOnce.Do(func() {
 		// Reported once per unit: the error is kept and every later
 		// lookup in the unit gets it without a new warning.
-		if us.lineErr = s.loadLines(us, off); us.lineErr != nil {
-			s.warn(us.lineErr)
+		if us.unitErr = s.loadUnit(us); us.unitErr != nil {
+			s.warn(us.unitErr)
 		}
 	})
-	return us, us.lineErr
+	return us, us.unitErr
 }
+
+// unitLines returns the unit at .debug_info offset off with its line table.
+func (s *dwarfModule) unitLines(off uint64) (*unitState, error) {
+	us, err := s.unitAt(off)
+	if err != nil {
+		return nil, err
+	}
+	s.linesOf(us)
+	return us, nil
+}
+
+// linesOf returns us's line table (nil without one), built on first use,
+// and reports what went wrong building it.
+func (s *dwarfModule) linesOf(us *unitState) *linetable.Table {
+	us.lineOnce.Do(func() { s.loadLines(us) })
+	us.reportOnce.Do(func() {
+		for _, err := range us.lineWarns {
+			s.warn(err)
+		}
+		us.lineWarns = nil
+	})
+	return us.lines
+}
+
+// aheadMinUnit is the size of a unit's DIEs from which its line table is
+// built on another goroutine while the unit's inline index is built.
+const aheadMinUnit = 1 << 20
 
 // unit returns the unit at off with its line table and inline index.
 func (s *dwarfModule) unit(off uint64) (*unitState, error) {
-	us, err := s.unitLines(off)
+	us, err := s.unitAt(off)
 	if err != nil {
 		return nil, err
 	}
@@ -258,13 +299,25 @@ func (s *dwarfModule) unit(off uint64) (*unitState, error) {
 		// Lazy: a function's inline tree is read on the first lookup
 		// that lands in it; what it reports then goes to Warnings.
 		opts := &inline.Options{LineTable: s.lineTableOf, Lazy: true}
-		if sp := s.splitOf(us.unit); sp != nil {
-			// A skeleton: the DIEs are its split unit's, the line
-			// table (and every file index) the skeleton's.
-			us.split, d, u = sp, sp.data, sp.unit
-			opts.LineTable = func(*dwinfo.Unit) *linetable.Table { return us.lines }
-			opts.Skeleton = us.unit
+		if s.split != nil && isSkeleton(us.unit) {
+			s.linesOf(us) // reported before what the split unit reports
+			if sp := s.splitOf(us.unit); sp != nil {
+				// A skeleton: the DIEs are its split unit's, the
+				// line table (and every file index) the skeleton's.
+				us.split, d, u = sp, sp.data, sp.unit
+				opts.LineTable = func(*dwinfo.Unit) *linetable.Table { return us.lines }
+				opts.Skeleton = us.unit
+			}
 		}
+		if s.ahead != nil {
+			s.ahead() // the symbol table, on another core
+		}
+		if us.split == nil && u.End-u.DIEOffset >= aheadMinUnit && runtime.GOMAXPROCS(0) > 1 {
+			// A big unit: its line table is built beside the scan
+			// of its DIEs. Build asks for it before it returns.
+			go us.lineOnce.Do(func() { s.loadLines(us) })
+		}
+		opts.Lines = func() *linetable.Table { return s.linesOf(us) }
 		// Build returns a usable (possibly partial) index even with an
 		// error; the error is kept as a warning.
 		if sp := us.split; sp != nil {
@@ -272,7 +325,8 @@ func (s *dwarfModule) unit(off uint64) (*unitState, error) {
 		} else {
 			opts.Warn = s.warn
 		}
-		us.inl, us.inlErr = inline.Build(d, u, us.lines, opts)
+		us.inl, us.inlErr = inline.Build(d, u, nil, opts)
+		s.linesOf(us) // asked for already, unless Build failed early
 		if us.inlErr != nil {
 			if us.split != nil {
 				us.inlErr = us.split.wrap(us.inlErr)
@@ -283,8 +337,9 @@ func (s *dwarfModule) unit(off uint64) (*unitState, error) {
 	return us, nil
 }
 
-func (s *dwarfModule) loadLines(us *unitState, off uint64) error {
-	h, err := s.data.HeaderAt(off)
+// loadUnit reads the header and root DIE of the unit at us.off.
+func (s *dwarfModule) loadUnit(us *unitState) error {
+	h, err := s.data.HeaderAt(us.off)
 	if err != nil {
 		return err
 	}
@@ -297,14 +352,21 @@ func (s *dwarfModule) loadLines(us *unitState, off uint64) error {
 	if u.RootErr != nil {
 		s.warn(u.RootErr) // that attribute is lost, the unit answers
 	}
+	return nil
+}
+
+// loadLines builds us's line table, keeping what went wrong in
+// us.lineWarns: without a table the unit's DIEs still name its functions.
+func (s *dwarfModule) loadLines(us *unitState) {
+	u := us.unit
 	if !u.Root.HasStmt || s.line == nil {
-		return nil
+		return
 	}
 	opts := &linetable.Options{
 		BigEndian:   s.big,
 		LineStr:     s.lineStr,
 		Str:         s.str,
-		AddressSize: h.AddrSize,
+		AddressSize: u.AddrSize,
 		StrX: func(i uint64) (string, error) {
 			b, err := u.String(dw.Value{Class: dw.ClassStrx, U: i})
 			return string(b), err
@@ -315,18 +377,16 @@ func (s *dwarfModule) loadLines(us *unitState, off uint64) error {
 	}
 	line, err := s.line.Unit(u.Root.StmtList)
 	if err != nil {
-		// The unit's DIEs still name its functions, without lines.
-		s.warn(err)
-		return nil
+		us.lineWarns = append(us.lineWarns, err)
+		return
 	}
 	lt, err := linetable.NewTable(line, u.Root.StmtList, opts)
 	if err != nil {
 		// LLVM goes on without the line table; so do we, and say why.
-		s.warn(err)
-		return nil
+		us.lineWarns = append(us.lineWarns, err)
+		return
 	}
 	us.lines = lt
-	return nil
 }
 
 func (s *dwarfModule) warn(err error) { s.warns.add(err) }
