@@ -132,6 +132,12 @@ func decodeUnit(t *testing.T, data []byte, off uint64, opts *Options) {
 			t.Fatalf("header after Reset %+v, before %+v", h, fresh)
 		}
 	}
+	// NewTableFor answers as NewTable, for a few row addresses.
+	var pcs []uint64
+	for i := 0; i < len(rows) && len(pcs) < 8; i += 1 + len(rows)/8 {
+		pcs = append(pcs, rows[i].Address, rows[i].Address+1)
+	}
+	checkTableFor(t, data, off, opts, pcs)
 	if tab.Len() > len(rows) {
 		t.Fatalf("table has %d rows, stream %d", tab.Len(), len(rows))
 	}

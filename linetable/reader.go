@@ -75,6 +75,13 @@ type Reader struct {
 	pcSection func(pc uint64) uint32
 	section   uint32
 	seqSecs   []uint32
+
+	// For NewTableFor: where the program starts for Reset (the header's
+	// ProgramOffset unless narrowed to one sequence), and, with
+	// recordEnds, the offset after each end_sequence opcode.
+	start      int
+	recordEnds bool
+	seqEnds    []int
 }
 
 // NewReader decodes and validates the header of the unit at offset off of
@@ -114,6 +121,7 @@ func (r *Reader) initLazy(data []byte, off uint64, opts *Options, lazy bool) err
 	h := &r.h
 	r.p = r.b.Data()[:r.b.Limit()]
 	r.off = int(r.b.Offset())
+	r.start = r.off
 	r.nfiles = len(h.Files)
 	r.minInst = uint64(h.MinInstLength)
 	r.maxOps = uint64(max(h.MaxOpsPerInst, 1))
@@ -208,8 +216,8 @@ func (r *Reader) Reset() {
 		r.b = newBuf(r.b.Data(), r.b.BigEndian())
 		r.b.SetLimit(r.h.EndOffset)
 	}
-	r.b.Seek(r.h.ProgramOffset)
-	r.off = int(r.h.ProgramOffset)
+	r.b.Seek(uint64(r.start))
+	r.off = r.start
 	r.h.Files = r.h.Files[:r.nfiles]
 	if r.nfiles == 0 {
 		r.h.Files = nil // as decoded: an empty table is nil (see Header)
@@ -551,6 +559,9 @@ func (r *Reader) quickStep(op uint8, i int, row *Row) (int, bool, bool) {
 		r.st.EndSequence = true
 		r.emit(row)
 		r.resetRegs()
+		if r.recordEnds {
+			r.seqEnds = append(r.seqEnds, i+2)
+		}
 		return i + 2, true, true
 	case sub == uint8(OpSetDiscriminator) && length == 2 && i+2 < len(p) && p[i+2] < 0x80:
 		r.st.Discriminator = uint32(p[i+2])
@@ -676,6 +687,9 @@ func (r *Reader) extended(row *Row) bool {
 		r.emit(row)
 		if r.sectionOf != nil {
 			r.seqSecs = append(r.seqSecs, r.section)
+		}
+		if r.recordEnds {
+			r.seqEnds = append(r.seqEnds, int(end))
 		}
 		r.resetRegs()
 		appended = true

@@ -52,6 +52,10 @@ type Table struct {
 	pcSection func(pc uint64) uint32
 	secKeys   []uint32
 	secStart  []int
+
+	// part is set in a Table from NewTableFor, which holds one
+	// sequence's rows (or none) and builds the whole Table on first need.
+	part *partial
 }
 
 // compactRow is a Row without its address, in 12 bytes.
@@ -413,7 +417,10 @@ decode:
 func (t *Table) Header() *Header { return &t.h }
 
 // Len returns the number of rows kept, end_sequence rows included.
-func (t *Table) Len() int { return len(t.offs) + len(t.addrs) }
+func (t *Table) Len() int {
+	t = t.all()
+	return len(t.offs) + len(t.addrs)
+}
 
 // Lookup returns the row that covers pc: the last row at or below pc in the
 // sequence whose [Low, High) holds pc, never an end_sequence row. When
@@ -430,6 +437,7 @@ func (t *Table) Len() int { return len(t.offs) + len(t.addrs) }
 // then unpacking up to rowBlock (8) rows of the compact form;
 // no allocation.
 func (t *Table) Lookup(pc uint64) (Row, bool) {
+	t = t.answers(pc)
 	i, s := t.lookup(pc)
 	if s == nil {
 		return Row{}, false
@@ -441,6 +449,7 @@ func (t *Table) Lookup(pc uint64) (Row, bool) {
 // row covers: the address of the next row in the sequence, which is the
 // sequence's High for its last row. Cost as for Lookup.
 func (t *Table) LookupRange(pc uint64) (row Row, end uint64, ok bool) {
+	t = t.answers(pc)
 	i, s := t.lookup(pc)
 	if s == nil {
 		return Row{}, 0, false
@@ -539,6 +548,7 @@ func upperBound[T uint32 | uint64](a []T, v T) int {
 // Sequences yields the Table's sequences in increasing High order (which is
 // address order unless sequences overlap).
 func (t *Table) Sequences() iter.Seq[Sequence] {
+	t = t.all()
 	return func(yield func(Sequence) bool) {
 		for _, s := range t.seqs {
 			if !yield(s) {
@@ -551,6 +561,7 @@ func (t *Table) Sequences() iter.Seq[Sequence] {
 // Rows yields the rows of s, a Sequence of this Table, in program order,
 // ending with its end_sequence row.
 func (t *Table) Rows(s Sequence) iter.Seq[Row] {
+	t = t.all()
 	return func(yield func(Row) bool) {
 		if s.last > uint32(t.Len()) || s.first > s.last {
 			return // not a Sequence of this Table
