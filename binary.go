@@ -181,17 +181,21 @@ func (b *Binary) symbols() *symtab.Table {
 	return b.syms
 }
 
-// symbolsAhead starts building the symbol table on another goroutine, for
+// symbolsAhead starts building the symbol table on another goroutine, once
+// after is closed (at once when nil), for
 // a lookup that will need it once it is done with the DWARF (whose work
 // is on one core for long stretches: one big unit's DIEs). It does
 // nothing on one core, without a symbol table, or once started or built.
-func (b *Binary) symbolsAhead() {
+func (b *Binary) symbolsAhead(after <-chan struct{}) {
 	if b.opts.NoSymbolTable || runtime.GOMAXPROCS(0) < 2 || !slices.Contains(b.namers, namer(symtabNamer{})) {
 		return
 	}
 	b.symAheadOnce.Do(func() {
 		b.symReady = make(chan struct{})
 		b.bg.Go(func() {
+			if after != nil {
+				<-after
+			}
 			b.aheadSyms, b.aheadErr = b.buildSymbols()
 			close(b.symReady)
 		})

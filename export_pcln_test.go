@@ -5,3 +5,12 @@ import "github.com/symbolize-go/symbolize/pclntab"
 // GoTableForTest returns b's Go table for the tests of package
 // symbolize_test.
 func GoTableForTest(b *Binary) *pclntab.Table { return b.goTable() }
+
+// SetAheadMinUnitForTest sets the unit size from which a unit's line table
+// is built beside its DIE scan (and the first one's for one sequence), and
+// returns a function that restores it.
+func SetAheadMinUnitForTest(n uint64) (restore func()) {
+	old := aheadMinUnit
+	aheadMinUnit = n
+	return func() { aheadMinUnit = old }
+}

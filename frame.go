@@ -50,7 +50,7 @@ func (b *Binary) AppendLocals(dst []Local, pc uint64) ([]Local, error) {
 	if !ok {
 		return dst, nil
 	}
-	us, err := s.unit(off)
+	us, err := s.unit(off, pc)
 	if err != nil {
 		return dst, nil // in Warnings already
 	}

@@ -179,7 +179,7 @@ func (s *dwarfModule) appendFrames(dst []Frame, pc, lo, hi uint64, o *Options) (
 		return dst, pc, pc + 1
 	}
 	lo, hi = max(lo, ulo), min(hi, uhi)
-	us, err := s.unit(off)
+	us, err := s.unit(off, pc)
 	if err != nil {
 		// An undecodable unit costs that unit's DWARF (the error is in
 		// Warnings, reported once): the symbol table still names pc.

@@ -33,8 +33,11 @@ type dwarfModule struct {
 
 	aheadOnce sync.Once
 	// ahead, when set, starts building what lookups will need besides
-	// the DWARF (the binary's symbol table) on another goroutine.
-	ahead func()
+	// the DWARF (the binary's symbol table) on another goroutine, once
+	// after is closed (at once when nil).
+	ahead func(after <-chan struct{})
+	// oneTable is set once a unit took a one-sequence line table.
+	oneTable atomic.Bool
 	// bulk: loaded for a bulk batch, its lazy sections not started, for
 	// readAhead to inflate whole.
 	bulk  bool
@@ -282,11 +285,13 @@ func (s *dwarfModule) linesOf(us *unitState) *linetable.Table {
 }
 
 // aheadMinUnit is the size of a unit's DIEs from which its line table is
-// built on another goroutine while the unit's inline index is built.
-const aheadMinUnit = 1 << 20
+// built on another goroutine while the unit's inline index is built (a
+// variable for the tests).
+var aheadMinUnit uint64 = 1 << 20
 
-// unit returns the unit at off with its line table and inline index.
-func (s *dwarfModule) unit(off uint64) (*unitState, error) {
+// unit returns the unit at off with its line table and inline index. pc
+// is the address being looked up.
+func (s *dwarfModule) unit(off, pc uint64) (*unitState, error) {
 	us, err := s.unitAt(off)
 	if err != nil {
 		return nil, err
@@ -299,6 +304,7 @@ func (s *dwarfModule) unit(off uint64) (*unitState, error) {
 		// Lazy: a function's inline tree is read on the first lookup
 		// that lands in it; what it reports then goes to Warnings.
 		opts := &inline.Options{LineTable: s.lineTableOf, Lazy: true}
+		var after <-chan struct{}
 		if s.split != nil && isSkeleton(us.unit) {
 			s.linesOf(us) // reported before what the split unit reports
 			if sp := s.splitOf(us.unit); sp != nil {
@@ -309,13 +315,24 @@ func (s *dwarfModule) unit(off uint64) (*unitState, error) {
 				opts.Skeleton = us.unit
 			}
 		}
-		if s.ahead != nil {
-			s.ahead() // the symbol table, on another core
-		}
 		if us.split == nil && u.End-u.DIEOffset >= aheadMinUnit && runtime.GOMAXPROCS(0) > 1 {
 			// A big unit: its line table is built beside the scan
-			// of its DIEs. Build asks for it before it returns.
-			go us.lineOnce.Do(func() { s.loadLines(us) })
+			// of its DIEs. Build asks for it before it returns. The
+			// first such unit of a module not loaded for a bulk
+			// batch (one address, a few) has a table of pc's
+			// sequence alone at first (linetable.NewTableFor).
+			one := !s.bulk && s.oneTable.CompareAndSwap(false, true)
+			done := make(chan struct{})
+			go func() {
+				us.lineOnce.Do(func() { s.loadLinesFor(us, pc, one) })
+				close(done)
+			}()
+			after = done
+		}
+		if s.ahead != nil {
+			// The symbol table, on another core, after the line
+			// table (which is needed first).
+			s.ahead(after)
 		}
 		opts.Lines = func() *linetable.Table { return s.linesOf(us) }
 		// Build returns a usable (possibly partial) index even with an
@@ -357,7 +374,11 @@ func (s *dwarfModule) loadUnit(us *unitState) error {
 
 // loadLines builds us's line table, keeping what went wrong in
 // us.lineWarns: without a table the unit's DIEs still name its functions.
-func (s *dwarfModule) loadLines(us *unitState) {
+func (s *dwarfModule) loadLines(us *unitState) { s.loadLinesFor(us, 0, false) }
+
+// loadLinesFor is loadLines, with a table of pc's sequence alone at first
+// when one is set.
+func (s *dwarfModule) loadLinesFor(us *unitState, pc uint64, one bool) {
 	u := us.unit
 	if !u.Root.HasStmt || s.line == nil {
 		return
@@ -380,7 +401,12 @@ func (s *dwarfModule) loadLines(us *unitState) {
 		us.lineWarns = append(us.lineWarns, err)
 		return
 	}
-	lt, err := linetable.NewTable(line, u.Root.StmtList, opts)
+	var lt *linetable.Table
+	if one {
+		lt, err = linetable.NewTableFor(line, u.Root.StmtList, opts, pc)
+	} else {
+		lt, err = linetable.NewTable(line, u.Root.StmtList, opts)
+	}
 	if err != nil {
 		// LLVM goes on without the line table; so do we, and say why.
 		us.lineWarns = append(us.lineWarns, err)

@@ -1,0 +1,81 @@
+package symbolize_test
+
+import (
+	"debug/elf"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/symbolize-go/symbolize"
+)
+
+// TestAheadMatchesSerial: with every unit's line table built beside its
+// DIE scan, the first unit's for the first address's sequence alone, and
+// the symbol table built ahead, every answer and every warning (in order)
+// is the serial build's: for each fixture, from a fresh Binary whose
+// first lookup is each of a few addresses, then all the others; also on
+// a fixture whose line tables and producers do not decode.
+func TestAheadMatchesSerial(t *testing.T) {
+	paths, _ := filepath.Glob("testdata/elf/*")
+	paths = append(paths, patchedFixture(t, "c-gcc-O2-dwarf5", func(t *testing.T, f *elf.File, data []byte) {
+		patchAbbrevForm(t, f, data, 0x25 /* DW_AT_producer */, 0x0e /* strp */, 0x1d /* strp_sup */)
+		// The first line table's line_range (DWARF 5: after unit_length
+		// 4, version 2, address_size 1, seg_sel 1, header_length 4,
+		// min_inst 1, max_ops 1, default_is_stmt 1, line_base 1) is 0.
+		sectionBytes(t, f, data, ".debug_line")[4+2+1+1+4+1+1+1+1] = 0
+	}))
+	checked := 0
+	for _, path := range paths {
+		if f, err := elf.Open(path); err != nil {
+			continue
+		} else {
+			f.Close()
+		}
+		addrs := degradeAddrs(t, path)
+		if len(addrs) == 0 {
+			continue
+		}
+		for _, first := range []int{0, len(addrs) / 3, len(addrs) / 2, len(addrs) - 1} {
+			order := append([]uint64{addrs[first]}, addrs...)
+			run := func(ahead bool) ([][]symbolize.Frame, []error) {
+				if ahead {
+					defer symbolize.SetAheadMinUnitForTest(0)()
+				}
+				b, err := symbolize.Open(path, &symbolize.Options{Inlines: true})
+				if err != nil {
+					return nil, []error{err} // the same error both ways
+				}
+				defer b.Close()
+				var out [][]symbolize.Frame
+				for _, pc := range order {
+					fr, err := b.AppendFrames(nil, pc)
+					if err != nil {
+						t.Fatalf("%s: %#x: %v", path, pc, err)
+					}
+					out = append(out, fr)
+				}
+				return out, b.Warnings()
+			}
+			want, wantW := run(false)
+			got, gotW := run(true)
+			if len(got) != len(want) {
+				t.Fatalf("%s: %d answers, serially %d", path, len(got), len(want))
+			}
+			for i := range want {
+				if !reflect.DeepEqual(got[i], want[i]) {
+					t.Fatalf("%s, first %#x: at %#x: %+v, serially %+v", path, order[0], order[i], got[i], want[i])
+				}
+			}
+			if !reflect.DeepEqual(gotW, wantW) {
+				t.Fatalf("%s, first %#x: warnings %v, serially %v", path, order[0], gotW, wantW)
+			}
+			checked++
+			if path == paths[len(paths)-1] && len(wantW) < 2 {
+				t.Fatalf("%s: warnings %v: want the producers' and the line table's", path, wantW)
+			}
+		}
+	}
+	if checked < 40 {
+		t.Fatalf("%d runs checked", checked)
+	}
+}
