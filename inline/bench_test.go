@@ -267,3 +267,50 @@ func BenchmarkLazy(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLazyScan builds the lazy Index of the unit holding one address
+// of a large program (the template-heavy C++ program of bench/cxx/gen.sh:
+// one op is the scan of its 40 MB unit) and looks the address up. The
+// program comes from $INLINE_BENCH_CXX, the address (hex) from
+// $INLINE_BENCH_CXX_PC (default 0xf5e09); the benchmark skips when the
+// program is missing.
+func BenchmarkLazyScan(b *testing.B) {
+	path := os.Getenv("INLINE_BENCH_CXX")
+	if path == "" {
+		b.Skip("INLINE_BENCH_CXX not set")
+	}
+	if _, err := os.Stat(path); err != nil {
+		b.Skip(err)
+	}
+	pc := uint64(0xf5e09)
+	if s := os.Getenv("INLINE_BENCH_CXX_PC"); s != "" {
+		v, err := strconv.ParseUint(strings.TrimPrefix(s, "0x"), 16, 64)
+		if err != nil {
+			b.Fatal(err)
+		}
+		pc = v
+	}
+	o, ok := openObject(b, path)
+	if !ok {
+		b.Skip("no DWARF")
+	}
+	off, ok := o.ix.Lookup(pc)
+	if !ok {
+		b.Skipf("no unit covers %#x", pc)
+	}
+	u, err := o.d.UnitAt(off)
+	if err != nil {
+		b.Fatal(err)
+	}
+	lt := o.table(u)
+	b.SetBytes(int64(u.End - u.Offset))
+	b.ReportAllocs()
+	var dst []Frame
+	cpu := cpuTime()
+	for b.Loop() {
+		ix, _ := Build(o.d, u, lt, &Options{LineTable: o.table, Lazy: true})
+		dst = ix.AppendChain(dst[:0], pc)
+	}
+	b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(len(dst)), "frames")
+}

@@ -249,3 +249,42 @@ func parseAbbrevsEnd(r buf.Reader, off uint64) (*AbbrevTable, uint64, error) {
 		}
 	}
 }
+
+// BenchmarkStepUnit steps over every record of the largest unit of the
+// program named by $DWINFO_BENCH_OBJ (the template-heavy C++ program of
+// bench/cxx/gen.sh: one op is the 10 MB unit's 1.6 M records) with
+// NextIn and an empty code set, the loop of the lazy scan of package
+// inline. It skips when the variable is unset.
+func BenchmarkStepUnit(b *testing.B) {
+	path := os.Getenv("DWINFO_BENCH_OBJ")
+	if path == "" {
+		b.Skip("DWINFO_BENCH_OBJ not set")
+	}
+	s, _, ok := loadELF(b, path)
+	if !ok {
+		b.Skip("no .debug_info")
+	}
+	d := New(s, nil)
+	var big *Unit
+	for _, u := range loadUnits(b, d) {
+		if big == nil || u.End-u.Offset > big.End-big.Offset {
+			big = u
+		}
+	}
+	codes, ok := big.Codes(func(*Abbrev) bool { return false })
+	if !ok {
+		b.Skip("codes too sparse for a set")
+	}
+	b.SetBytes(int64(big.End - big.Offset))
+	b.ReportAllocs()
+	cpu := cpuTime()
+	for b.Loop() {
+		er := big.Entries()
+		var e Entry
+		if err := er.NextIn(&e, -1, codes); err != io.EOF {
+			b.Fatal(err)
+		}
+	}
+	// CPU time varies less than wall time on a shared machine.
+	b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
+}

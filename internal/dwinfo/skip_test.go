@@ -57,6 +57,41 @@ func sameAsGeneric(d *Data, n int) error {
 			last = fast.Offset()
 		}
 	}
+	return inMatchesWhere(d, n)
+}
+
+// inMatchesWhere reads every unit of d with NextWhere and with NextIn
+// for the codes of the same tags, at each of a few depths (the lazy scan
+// of package inline asks for changing depths, below and above the unit
+// DIE's, and for DIEs at the largest depth), and reports the first
+// entry, position or error where they differ. n bounds the loops.
+func inMatchesWhere(d *Data, n int) error {
+	hs, _ := d.Headers()
+	tags := Tags(TagSubprogram, TagInlinedSubroutine)
+	for _, h := range hs {
+		u, err := d.LoadUnit(h)
+		if err != nil {
+			continue
+		}
+		codes, ok := u.Codes(func(ab *Abbrev) bool { return tags.Has(ab.Tag) })
+		if !ok {
+			continue
+		}
+		for _, depth := range []int{-1, 0, 2, 3, 5, d.maxDepth - 1, d.maxDepth, math.MaxInt} {
+			where, in := u.Entries(), u.Entries()
+			var c, e Entry
+			for i := 0; i <= n; i++ {
+				errC, errE := where.NextWhere(&c, depth, tags), in.NextIn(&e, depth, codes)
+				if fmt.Sprint(errE) != fmt.Sprint(errC) || e != c || in.Offset() != where.Offset() || in.depth != where.depth {
+					return fmt.Errorf("unit %#x, depth %d: NextWhere %+v %v at %#x, NextIn %+v %v at %#x",
+						h.Offset, depth, c, errC, where.Offset(), e, errE, in.Offset())
+				}
+				if errC != nil {
+					break
+				}
+			}
+		}
+	}
 	return nil
 }
 
@@ -73,8 +108,10 @@ func TestSkipProgramsMatchGeneric(t *testing.T) {
 		})
 	}
 	for _, dwarf64 := range []bool{false, true} {
-		if err := sameAsGeneric(New(buildSynth(t, dwarf64, dwarf64).secs, nil), math.MaxInt); err != nil {
-			t.Fatal(err)
+		for _, maxDepth := range []int{0, 2, 3} {
+			if err := sameAsGeneric(New(buildSynth(t, dwarf64, dwarf64).secs, &Options{MaxDepth: maxDepth}), math.MaxInt); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 }
