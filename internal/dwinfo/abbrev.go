@@ -224,7 +224,45 @@ type AbbrevTable struct {
 	implicit []int64  // DW_FORM_implicit_const values (AttrSpec.aux)
 	big      []uint64 // form codes above 0xffff (AttrSpec.aux)
 	ops      []skipOp // the abbreviations' skip programs (Abbrev.op0)
-	sizes    formSizes
+	// steps is what EntryReader.NextIn needs to step over the record
+	// of each code c at steps[c] (steps[0]: the null entry), when index
+	// is set: len(index)+1 of them.
+	steps []step
+	sizes formSizes
+}
+
+// A step is what NextIn needs to step over a record of one code, in one
+// word (a C++ unit's table is read once per DIE): tail fixed bytes after
+// the code (bits 0-31); the change of depth (bits 32-39, an int8: +1 for
+// a DIE with children, -1 for the null entry, steps[0]); for an
+// abbreviation whose program is one op of kind opLEB or opBlock, that
+// kind (bits 40-47) and the fixed bytes before its value (pre, bits
+// 48-63). Any other program (of more ops, or slow) has kind stepOther and
+// takes skipOps. A step below 1<<40 is a record of fixed size.
+type step uint64
+
+// stepOther is the kind of a step that NextIn's loop leaves to skipOps.
+const stepOther = opKind(0xff)
+
+func (s step) tail() int    { return int(uint32(s)) }
+func (s step) delta() int   { return int(int8(s >> 32)) }
+func (s step) kind() opKind { return opKind(s >> 40) }
+func (s step) pre() int     { return int(s >> 48) }
+func (s step) fixed() bool  { return s < 1<<40 }
+
+// stepOf returns the step of a.
+func stepOf(a *Abbrev) step {
+	st := step(a.tail)
+	switch {
+	case a.slow || a.nop != 0 && a.one.kind == opNone || a.one.pre > math.MaxUint16:
+		st |= step(stepOther) << 40
+	case a.nop != 0:
+		st |= step(a.one.kind)<<40 | step(a.one.pre)<<48
+	}
+	if a.Children {
+		st |= 1 << 32
+	}
+	return st
 }
 
 // Lookup returns the abbreviation with the given code: O(1) for the usual
@@ -369,6 +407,13 @@ func parseAbbrevs(r buf.Reader, off uint64, sz formSizes) (*AbbrevTable, error) 
 		}
 	} else if !t.dense {
 		t.index = nil
+	}
+	if t.index != nil {
+		t.steps = make([]step, len(t.index)+1)
+		t.steps[0] = 0xff << 32 // -1
+		for i := range t.index {
+			t.steps[i+1] = stepOf(&t.index[i])
+		}
 	}
 	return t, nil
 }
