@@ -283,11 +283,24 @@ func (s *dwarfModule) readAhead(closed *atomic.Bool) {
 var chunkPool = sync.Pool{New: func() any { return new(chunkResult) }}
 
 // chunkResult holds the answers for a run of addresses: frames packed in
-// one slice, ends[i] marking where address i's frames stop.
+// one slice, spans[i] saying where address i's frames are. Sorted
+// addresses that share an answer share its frames: only the first of a
+// run stores them, and answer copies them out with the symbol offset of
+// the address asked for. So a window of profile samples or of a small
+// program's addresses, many of them equal or neighbours, holds each
+// answer once.
 type chunkResult struct {
-	frames []Frame
-	ends   []int
-	errs   []error // nil, or one per address
+	frames  []Frame
+	spans   []span
+	errs    []error // nil, or one per address
+	scratch []Frame // answer's copy of a shared run's frames
+}
+
+// A span is where one address's frames sit in chunkResult.frames, and the
+// symbol offset of its outermost frame.
+type span struct {
+	start, end int32
+	off        uint64
 }
 
 // reset empties c for reuse from chunkPool. errs goes back to nil, not to
@@ -295,52 +308,65 @@ type chunkResult struct {
 // address.
 func (c *chunkResult) reset() {
 	clear(c.frames) // drop string references
-	c.frames, c.ends, c.errs = c.frames[:0], c.ends[:0], nil
+	clear(c.scratch)
+	c.frames, c.spans, c.errs, c.scratch = c.frames[:0], c.spans[:0], nil, c.scratch[:0]
 }
 
 func (c *chunkResult) fill(b *Binary, pcs []uint64) {
 	// [lo, hi) is where the previous address's answer holds too: sorted
 	// addresses that stay inside it reuse that answer without a search.
 	var lo, hi, prevPC uint64
-	prevStart := 0
 	for i, pc := range pcs {
-		start := len(c.frames)
 		var err error
 		if i > 0 && lo <= pc && pc < hi && (c.errs == nil || c.errs[i-1] == nil) {
-			c.frames = append(c.frames, c.frames[prevStart:start]...)
-			if out := &c.frames[len(c.frames)-1]; out.SymbolName != "" {
-				out.SymbolOffset += pc - prevPC
+			sp := c.spans[i-1]
+			if sp.end > sp.start && c.frames[sp.end-1].SymbolName != "" {
+				sp.off += pc - prevPC
 			}
-		} else {
-			c.frames, lo, hi, err = b.appendFrames(c.frames, pc)
+			c.spans = append(c.spans, sp)
+			prevPC = pc
+			continue
 		}
-		prevPC, prevStart = pc, start
+		start := len(c.frames)
+		c.frames, lo, hi, err = b.appendFrames(c.frames, pc)
+		prevPC = pc
 		if err != nil && c.errs == nil {
 			c.errs = make([]error, len(pcs))
 		}
 		if c.errs != nil {
 			c.errs[i] = err
 		}
-		c.ends = append(c.ends, len(c.frames))
+		sp := span{start: int32(start), end: int32(len(c.frames))}
+		if sp.end > sp.start {
+			sp.off = c.frames[sp.end-1].SymbolOffset
+		}
+		c.spans = append(c.spans, sp)
 	}
 }
 
-// answer returns the frames and error of the chunk's i-th address.
+// answer returns the frames and error of the chunk's i-th address. The
+// frames of a run that shares them are a copy, valid until the next call.
 func (c *chunkResult) answer(i int) ([]Frame, error) {
-	start := 0
-	if i > 0 {
-		start = c.ends[i-1]
-	}
-	end := c.ends[i]
 	var err error
 	if c.errs != nil {
 		err = c.errs[i]
 	}
-	return c.frames[start:end:end], err
+	sp := c.spans[i]
+	frames := c.frames[sp.start:sp.end:sp.end]
+	if (i > 0 && c.spans[i-1].start == sp.start) || (i+1 < len(c.spans) && c.spans[i+1].start == sp.start) {
+		// Shared with a neighbour: a copy, so that a caller writing to
+		// its frames does not change the next address's answer.
+		c.scratch = append(c.scratch[:0], frames...)
+		frames = c.scratch[:len(frames):len(frames)]
+		if n := len(frames); n > 0 {
+			frames[n-1].SymbolOffset = sp.off
+		}
+	}
+	return frames, err
 }
 
 func (c *chunkResult) emit(base int, yield func(int, []Frame, error) bool) bool {
-	for i := range c.ends {
+	for i := range c.spans {
 		frames, err := c.answer(i)
 		if !yield(base+i, frames, err) {
 			return false
