@@ -114,6 +114,58 @@ func skipDelims(s string) string {
 	return s
 }
 
+// A queue holds parsed requests for answer, 16 bytes each: the module
+// names once per run of requests naming the same one, and the text of a
+// line only when it did not parse (the one use of it).
+type queue struct {
+	reqs  []queued
+	names []string // the modules of reqs
+	texts []string // the lines of the requests that did not parse
+}
+
+// A queued request is a request of a queue.
+type queued struct {
+	addr uint64 // as written; for a request that did not parse, its line's index in texts
+	name int32  // its module's index in names
+	cmd  command
+	ok   bool
+}
+
+// push appends r.
+func (q *queue) push(r request) {
+	if len(q.reqs) == cap(q.reqs) {
+		// Grow in large steps: a piped file fills maxBatch, and every
+		// doubling would copy the requests.
+		q.reqs = slices.Grow(q.reqs, min(max(64, 7*len(q.reqs)), maxBatch))
+	}
+	if n := len(q.names); n == 0 || q.names[n-1] != r.module {
+		q.names = append(q.names, r.module)
+	}
+	e := queued{addr: r.addr, name: int32(len(q.names) - 1), cmd: r.cmd, ok: r.ok}
+	if !r.ok {
+		e.addr = uint64(len(q.texts))
+		q.texts = append(q.texts, r.text)
+	}
+	q.reqs = append(q.reqs, e)
+}
+
+// at returns the i-th request (its text only when it did not parse).
+func (q *queue) at(i int) request {
+	e := q.reqs[i]
+	r := request{module: q.names[e.name], cmd: e.cmd, ok: e.ok, addr: e.addr}
+	if !e.ok {
+		r.text, r.addr = q.texts[e.addr], 0
+	}
+	return r
+}
+
+// reset empties q for reuse.
+func (q *queue) reset() {
+	clear(q.names)
+	clear(q.texts)
+	q.reqs, q.names, q.texts = q.reqs[:0], q.names[:0], q.texts[:0]
+}
+
 // fgetsMax is the longest piece of a line llvm-symbolizer 14 reads at once.
 const fgetsMax = 1023
 
@@ -136,17 +188,18 @@ const maxBatch = 1 << 14
 // Reading and parsing run on their own goroutine, a batch ahead of the
 // answers.
 func (s *session) runStdin(r io.Reader) error {
-	batches := make(chan inputBatch, 1)
-	free := make(chan []request, 2)
+	// Unbuffered: the reader fills the next batch while this one is
+	// answered, and no third is held.
+	batches := make(chan inputBatch)
+	free := make(chan *queue, 1)
 	go s.readBatches(r, batches, free)
 	for in := range batches {
-		s.pending = in.reqs
-		s.answer()
+		s.answer(in.reqs)
+		in.reqs.reset()
 		select {
-		case free <- s.pending[:0]:
+		case free <- in.reqs:
 		default:
 		}
-		s.pending = nil
 		if in.err != nil {
 			if in.err == io.EOF {
 				return nil
@@ -164,18 +217,18 @@ func (s *session) runStdin(r io.Reader) error {
 
 // An inputBatch is a run of parsed requests for runStdin to answer.
 type inputBatch struct {
-	reqs  []request
+	reqs  *queue
 	flush bool  // no further line has arrived: flush after answering
 	err   error // the read's error (io.EOF at the end): the last batch
 }
 
 // readBatches reads and parses r's lines into batches for runStdin,
-// taking request slices back from free.
-func (s *session) readBatches(r io.Reader, batches chan<- inputBatch, free <-chan []request) {
+// taking queues back from free.
+func (s *session) readBatches(r io.Reader, batches chan<- inputBatch, free <-chan *queue) {
 	defer close(batches)
 	br := bufio.NewReaderSize(r, 64<<10)
 	var long []byte // a line longer than the buffer
-	var reqs []request
+	reqs := new(queue)
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
@@ -195,24 +248,19 @@ func (s *session) readBatches(r io.Reader, batches chan<- inputBatch, free <-cha
 			if i := bytes.IndexByte(piece, 0); i >= 0 {
 				piece = piece[:i]
 			}
-			if len(reqs) == cap(reqs) {
-				// Grow in large steps: a piped file fills maxBatch,
-				// and every doubling would copy the requests.
-				reqs = slices.Grow(reqs, min(max(64, 7*len(reqs)), maxBatch))
-			}
-			reqs = append(reqs, parseRequest(cleanLine(piece), s.cfg.obj, s.cfg.addr2line))
+			reqs.push(parseRequest(cleanLine(piece), s.cfg.obj, s.cfg.addr2line))
 		}
 		if err != nil {
 			batches <- inputBatch{reqs: reqs, err: err}
 			return
 		}
 		flush := !s.moreLines(br, r)
-		if flush || len(reqs) >= maxBatch {
+		if flush || len(reqs.reqs) >= maxBatch {
 			batches <- inputBatch{reqs: reqs, flush: flush}
 			select {
 			case reqs = <-free:
 			default:
-				reqs = nil
+				reqs = new(queue)
 			}
 		}
 	}

@@ -21,7 +21,7 @@ type session struct {
 	stderr io.Writer
 	cache  moduleCache
 
-	pending []request
+	pending queue // runArgs's requests
 	frames  []symbolize.Frame
 	pcs     []uint64
 	scratch []byte
@@ -66,51 +66,50 @@ func (s *session) runArgs(inputs []string) {
 		s.inList = 0
 	}
 	for _, in := range inputs {
-		s.pending = append(s.pending, parseRequest(in, s.cfg.obj, s.cfg.addr2line))
+		s.pending.push(parseRequest(in, s.cfg.obj, s.cfg.addr2line))
 	}
-	s.answer()
+	s.answer(&s.pending)
+	s.pending.reset()
 	if s.cfg.style == styleJSON {
 		s.out.WriteString("]\n")
 		s.inList = -1
 	}
 }
 
-// answer writes the answers to the pending requests, in order. Runs of
-// CODE requests for one module go through Binary.Batch.
-func (s *session) answer() {
-	reqs := s.pending
+// answer writes the answers to q's requests, in order. Runs of CODE
+// requests for one module go through Binary.Batch.
+func (s *session) answer(q *queue) {
+	reqs := q.reqs
 	for i := 0; i < len(reqs); {
-		r := &reqs[i]
+		r := q.at(i)
 		if !r.ok {
-			s.printInvalid(r)
+			s.printInvalid(&r)
 			i++
 			continue
 		}
 		m, err := s.cache.get(r.module)
 		if err != nil || m.bin == nil || r.cmd != cmdCode {
-			s.answerOne(r, m, err)
+			s.answerOne(&r, m, err)
 			m.reportWarnings(s.stderr, s.warned)
 			i++
 			continue
 		}
+		// Adjacent requests name the same module by the same index.
 		j := i + 1
-		for j < len(reqs) && reqs[j].ok && reqs[j].cmd == cmdCode && reqs[j].module == r.module {
+		for j < len(reqs) && reqs[j].ok && reqs[j].cmd == cmdCode && reqs[j].name == reqs[i].name {
 			j++
 		}
 		s.pcs = s.pcs[:0]
 		for k := i; k < j; k++ {
 			s.pcs = append(s.pcs, reqs[k].addr-s.cfg.adjustVMA)
 		}
-		run := reqs[i:j]
 		for k, a := range m.bin.Batch(context.Background(), s.pcs) {
-			frames, err := a.Frames, a.Err
-			s.printCode(&run[k], m, frames, err)
+			r.addr = reqs[i+k].addr
+			s.printCode(&r, m, a.Frames, a.Err)
 		}
 		m.reportWarnings(s.stderr, s.warned)
 		i = j
 	}
-	clear(s.pending)
-	s.pending = s.pending[:0]
 }
 
 // answerOne answers a request that is not part of a CODE run: DATA and
