@@ -51,8 +51,11 @@ func newSession(cfg *config, net *debuginfod.Client, stdout, stderr io.Writer) *
 		stderr: stderr,
 		cache: moduleCache{opts: opts, defaultArch: cfg.defaultArch, dsymHints: cfg.dsymHints,
 			debugDirs: cfg.debugDirs, net: net, mods: map[string]*module{}},
-		inList: -1,
-		warned: map[string]bool{},
+		// With room for any number: appending to a nil scratch would
+		// allocate for every number printed.
+		scratch: make([]byte, 0, 64),
+		inList:  -1,
+		warned:  map[string]bool{},
 	}
 }
 
