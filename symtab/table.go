@@ -12,6 +12,7 @@ import (
 type Table struct {
 	addrs []uint64 // sorted, distinct; kept apart from ents so the search touches one dense array
 	ents  []entry  // ents[i] starts at addrs[i]
+	files []string // the entries' distinct File names, files[0] ""
 	// top holds addrs[0], addrs[blockLen], addrs[2*blockLen], ...: small
 	// enough to stay in cache, it turns most of a lookup's cache misses
 	// into hits and leaves one block of addrs to search.
@@ -22,10 +23,12 @@ type Table struct {
 // addresses are 512 bytes, eight cache lines.
 const blockLen = 64
 
+// An entry is 32 bytes: the File names, few and shared by runs of
+// symbols, are held once in Table.files.
 type entry struct {
 	name string
-	file string
 	size uint64
+	file uint32 // index in Table.files
 	kind Kind
 }
 
@@ -105,11 +108,18 @@ func New(syms []Symbol) *Table {
 		n++
 	}
 	keys = keys[:n]
-	t := &Table{addrs: make([]uint64, 0, n), ents: make([]entry, 0, n)}
+	t := &Table{addrs: make([]uint64, 0, n), ents: make([]entry, 0, n), files: []string{""}}
+	fileIndex := map[string]uint32{"": 0}
 	for _, k := range keys {
 		s := &syms[k.i]
+		f, ok := fileIndex[s.File]
+		if !ok {
+			f = uint32(len(t.files))
+			fileIndex[s.File] = f
+			t.files = append(t.files, s.File)
+		}
 		t.addrs = append(t.addrs, s.Addr)
-		t.ents = append(t.ents, entry{name: s.Name, file: s.File, size: s.Size, kind: s.Kind})
+		t.ents = append(t.ents, entry{name: s.Name, file: f, size: s.Size, kind: s.Kind})
 	}
 	t.top = make([]uint64, 0, (n+blockLen-1)/blockLen)
 	for i := 0; i < n; i += blockLen {
@@ -136,7 +146,7 @@ func (t *Table) Len() int { return len(t.addrs) }
 // At returns the i'th symbol in address order (Offset 0), for 0 <= i < Len.
 func (t *Table) At(i int) Match {
 	e := &t.ents[i]
-	return Match{Name: e.name, Start: t.addrs[i], Size: e.size, Kind: e.kind, File: e.file}
+	return Match{Name: e.name, Start: t.addrs[i], Size: e.size, Kind: e.kind, File: t.files[e.file]}
 }
 
 // Lookup returns the symbol covering pc: the one with the greatest start
@@ -175,7 +185,7 @@ func (t *Table) Lookup(pc uint64) (Match, bool) {
 	if e.size != 0 && start+e.size > start && start+e.size < end {
 		end = start + e.size
 	}
-	return Match{Name: e.name, Start: start, Size: e.size, Offset: pc - start, Kind: e.kind, File: e.file, End: end}, true
+	return Match{Name: e.name, Start: start, Size: e.size, Offset: pc - start, Kind: e.kind, File: t.files[e.file], End: end}, true
 }
 
 // upper returns the number of leading elements of the sorted a that are
