@@ -14,3 +14,15 @@ func SetAheadMinUnitForTest(n uint64) (restore func()) {
 	aheadMinUnit = n
 	return func() { aheadMinUnit = old }
 }
+
+// SetSpeculateForTest turns the speculative build of a module's first
+// unit on or off, and returns a function that restores it.
+func SetSpeculateForTest(on bool) (restore func()) {
+	old := speculation
+	speculation = on
+	return func() { speculation = old }
+}
+
+// SpeculationsKeptForTest returns how many speculative units have been
+// kept so far, by every module.
+func SpeculationsKeptForTest() int64 { return speculationsKept.Load() }

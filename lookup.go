@@ -174,6 +174,7 @@ func (b *Binary) nameOutermost(dst []Frame, n int, pc, lo, hi uint64) (_ []Frame
 // [lo, hi) the code range around pc; it returns the range around pc with
 // the same answer.
 func (s *dwarfModule) appendFrames(dst []Frame, pc, lo, hi uint64, o *Options) ([]Frame, uint64, uint64) {
+	s.speculate(pc)
 	off, ulo, uhi, ok := s.index.LookupRange(pc)
 	if !ok {
 		return dst, pc, pc + 1

@@ -36,8 +36,9 @@ type dwarfModule struct {
 	// the DWARF (the binary's symbol table) on another goroutine, once
 	// after is closed (at once when nil).
 	ahead func(after <-chan struct{})
-	// oneTable is set once a unit took a one-sequence line table.
-	oneTable atomic.Bool
+	// oneTable is set once a unit took a one-sequence line table;
+	// speculated once a lookup ran speculate.
+	oneTable, speculated atomic.Bool
 	// bulk: loaded for a bulk batch, its lazy sections not started, for
 	// readAhead to inflate whole.
 	bulk  bool
@@ -254,7 +255,7 @@ func (s *dwarfModule) unitAt(off uint64) (*unitState, error) {
 	us.unitOnce.Do(func() {
 		// Reported once per unit: the error is kept and every later
 		// lookup in the unit gets it without a new warning.
-		if us.unitErr = s.loadUnit(us); us.unitErr != nil {
+		if us.unitErr = s.loadUnit(us, true); us.unitErr != nil {
 			s.warn(us.unitErr)
 		}
 	})
@@ -289,6 +290,13 @@ func (s *dwarfModule) linesOf(us *unitState) *linetable.Table {
 // variable for the tests).
 var aheadMinUnit uint64 = 1 << 20
 
+// speculation turns speculate on (a variable for the tests);
+// speculationsKept counts the units it kept, for the tests.
+var (
+	speculation      = true
+	speculationsKept atomic.Int64
+)
+
 // unit returns the unit at off with its line table and inline index. pc
 // is the address being looked up.
 func (s *dwarfModule) unit(off, pc uint64) (*unitState, error) {
@@ -296,66 +304,146 @@ func (s *dwarfModule) unit(off, pc uint64) (*unitState, error) {
 	if err != nil {
 		return nil, err
 	}
-	us.inlOnce.Do(func() {
-		d, u := s.data, us.unit
-		// Another unit's line table names the declaration files of the
-		// abstract origins it holds: of this module, or of its
-		// supplementary file (module_sup.go).
-		// Lazy: a function's inline tree is read on the first lookup
-		// that lands in it; what it reports then goes to Warnings.
-		opts := &inline.Options{LineTable: s.lineTableOf, Lazy: true}
-		var after <-chan struct{}
-		if s.split != nil && isSkeleton(us.unit) {
-			s.linesOf(us) // reported before what the split unit reports
-			if sp := s.splitOf(us.unit); sp != nil {
-				// A skeleton: the DIEs are its split unit's, the
-				// line table (and every file index) the skeleton's.
-				us.split, d, u = sp, sp.data, sp.unit
-				opts.LineTable = func(*dwinfo.Unit) *linetable.Table { return us.lines }
-				opts.Skeleton = us.unit
-			}
-		}
-		if us.split == nil && u.End-u.DIEOffset >= aheadMinUnit && runtime.GOMAXPROCS(0) > 1 {
-			// A big unit: its line table is built beside the scan
-			// of its DIEs. Build asks for it before it returns. The
-			// first such unit of a module not loaded for a bulk
-			// batch (one address, a few) has a table of pc's
-			// sequence alone at first (linetable.NewTableFor).
-			one := !s.bulk && s.oneTable.CompareAndSwap(false, true)
-			done := make(chan struct{})
-			go func() {
-				us.lineOnce.Do(func() { s.loadLinesFor(us, pc, one) })
-				close(done)
-			}()
-			after = done
-		}
-		if s.ahead != nil {
-			// The symbol table, on another core, after the line
-			// table (which is needed first).
-			s.ahead(after)
-		}
-		opts.Lines = func() *linetable.Table { return s.linesOf(us) }
-		// Build returns a usable (possibly partial) index even with an
-		// error; the error is kept as a warning.
-		if sp := us.split; sp != nil {
-			opts.Warn = func(err error) { s.warn(sp.wrap(err)) }
-		} else {
-			opts.Warn = s.warn
-		}
-		us.inl, us.inlErr = inline.Build(d, u, nil, opts)
-		s.linesOf(us) // asked for already, unless Build failed early
-		if us.inlErr != nil {
-			if us.split != nil {
-				us.inlErr = us.split.wrap(us.inlErr)
-			}
-			s.warn(us.inlErr)
-		}
-	})
+	us.inlOnce.Do(func() { s.buildIndex(us, pc, s.lineTableOf, true) })
 	return us, nil
 }
 
-// loadUnit reads the header and root DIE of the unit at us.off.
-func (s *dwarfModule) loadUnit(us *unitState) error {
+// buildIndex builds us's inline index, and its line table beside the
+// scan of a big unit's DIEs. lineTable gives other units' tables. With
+// report, what went wrong goes to Warnings as it is met; without, the
+// line table's problems stay in us.lineWarns and the index's in us.inlErr
+// (speculate reports them).
+func (s *dwarfModule) buildIndex(us *unitState, pc uint64, lineTable func(*dwinfo.Unit) *linetable.Table, report bool) {
+	d, u := s.data, us.unit
+	// Another unit's line table names the declaration files of the
+	// abstract origins it holds: of this module, or of its
+	// supplementary file (module_sup.go).
+	// Lazy: a function's inline tree is read on the first lookup that
+	// lands in it; what it reports then goes to Warnings.
+	opts := &inline.Options{LineTable: lineTable, Lazy: true}
+	var after <-chan struct{}
+	if s.split != nil && isSkeleton(us.unit) {
+		s.linesOf(us) // reported before what the split unit reports
+		if sp := s.splitOf(us.unit); sp != nil {
+			// A skeleton: the DIEs are its split unit's, the line
+			// table (and every file index) the skeleton's.
+			us.split, d, u = sp, sp.data, sp.unit
+			opts.LineTable = func(*dwinfo.Unit) *linetable.Table { return us.lines }
+			opts.Skeleton = us.unit
+		}
+	}
+	if us.split == nil && u.End-u.DIEOffset >= aheadMinUnit && runtime.GOMAXPROCS(0) > 1 {
+		// A big unit: its line table is built beside the scan of its
+		// DIEs. Build asks for it before it returns. The first such
+		// unit of a module not loaded for a bulk batch (one address, a
+		// few) has a table of pc's sequence alone at first
+		// (linetable.NewTableFor).
+		one := !s.bulk && s.oneTable.CompareAndSwap(false, true)
+		done := make(chan struct{})
+		go func() {
+			us.lineOnce.Do(func() { s.loadLinesFor(us, pc, one) })
+			close(done)
+		}()
+		after = done
+	}
+	if s.ahead != nil {
+		// The symbol table, on another core, after the line table
+		// (which is needed first).
+		s.ahead(after)
+	}
+	lines := func() *linetable.Table {
+		if report {
+			return s.linesOf(us)
+		}
+		us.lineOnce.Do(func() { s.loadLines(us) })
+		return us.lines
+	}
+	opts.Lines = lines
+	// Build returns a usable (possibly partial) index even with an
+	// error; the error is kept as a warning.
+	if sp := us.split; sp != nil {
+		opts.Warn = func(err error) { s.warn(sp.wrap(err)) }
+	} else {
+		opts.Warn = s.warn
+	}
+	us.inl, us.inlErr = inline.Build(d, u, nil, opts)
+	lines() // asked for already, unless Build failed early
+	if us.inlErr != nil {
+		if us.split != nil {
+			us.inlErr = us.split.wrap(us.inlErr)
+		}
+		if report {
+			s.warn(us.inlErr)
+		}
+	}
+}
+
+// speculate is for the first lookup of a module that the units tier of
+// its index (every unit's ranges) has to answer, when that tier is not
+// built: it builds that tier on another goroutine while it builds the
+// unit the tier will likely pick (dwinfo.Index.Likely), and keeps that
+// unit once the tier picks it, reporting its warnings then, in the order
+// unit would have. The guess is dropped, and the lookup goes on as
+// without it, when the tier picks another unit or when building it asked
+// for another unit's line table (whose warnings would have come in
+// between). Nothing is speculated for a bulk batch, a skeleton unit (split
+// DWARF) or on one core.
+func (s *dwarfModule) speculate(pc uint64) {
+	if s.speculated.Load() || s.bulk || !speculation || runtime.GOMAXPROCS(0) < 2 || !s.speculated.CompareAndSwap(false, true) {
+		return
+	}
+	guess, ok := s.index.Likely(pc)
+	if !ok {
+		return
+	}
+	if _, ok := s.units.Load(guess); ok {
+		return
+	}
+	done := make(chan struct{})
+	go func() {
+		s.index.BuildAll()
+		close(done)
+	}()
+	defer func() { <-done }()
+	us := &unitState{off: guess}
+	if err := s.loadUnit(us, false); err != nil || isSkeleton(us.unit) {
+		return // the usual path reports the error, or reads the split unit
+	}
+	// Another unit's line table, before the guess is confirmed, spoils
+	// it; afterwards (the lazy index's later reads) it is as usual.
+	var confirmed, spoilt atomic.Bool
+	lineTable := func(u *dwinfo.Unit) *linetable.Table {
+		if !confirmed.Load() {
+			spoilt.Store(true)
+			return nil
+		}
+		return s.lineTableOf(u)
+	}
+	s.buildIndex(us, pc, lineTable, false)
+	<-done
+	if off, ok := s.index.Lookup(pc); !ok || off != guess || spoilt.Load() {
+		return
+	}
+	confirmed.Store(true)
+	us.unitOnce.Do(func() {})
+	us.inlOnce.Do(func() {})
+	if _, loaded := s.units.LoadOrStore(guess, us); loaded {
+		return // another lookup built it meanwhile, and reported
+	}
+	speculationsKept.Add(1)
+	if u := us.unit; u.RootErr != nil {
+		s.warn(u.RootErr)
+	}
+	s.linesOf(us)
+	if us.inlErr != nil {
+		s.warn(us.inlErr)
+	}
+}
+
+// loadUnit reads the header and root DIE of the unit at us.off; with
+// report, an attribute of the root DIE that does not decode goes to
+// Warnings.
+func (s *dwarfModule) loadUnit(us *unitState, report bool) error {
 	h, err := s.data.HeaderAt(us.off)
 	if err != nil {
 		return err
@@ -366,7 +454,7 @@ func (s *dwarfModule) loadUnit(us *unitState) error {
 	}
 	us.unit = u
 	us.compDir = string(u.Root.CompDir)
-	if u.RootErr != nil {
+	if u.RootErr != nil && report {
 		s.warn(u.RootErr) // that attribute is lost, the unit answers
 	}
 	return nil

@@ -122,6 +122,33 @@ func (ix *Index) Errors() []error {
 // BuildAll builds the units tier now instead of on the first miss.
 func (ix *Index) BuildAll() { ix.unitsOnce.Do(ix.buildUnits) }
 
+// Likely returns the unit that Lookup(pc) will likely return when Lookup
+// would have to build the units tier for it: the first unit in section
+// order whose unit DIE's ranges hold pc, read up to that unit, without
+// building the tier. Lookup picks another only where units' ranges
+// overlap (see Index). ok is false when Lookup needs no units tier for pc
+// (the aranges tier holds it, or the units tier is built) or no unit
+// holds pc.
+func (ix *Index) Likely(pc uint64) (unit uint64, ok bool) {
+	if _, ok := findRange(ix.aranges, pc); ok || ix.built.Load() {
+		return 0, false
+	}
+	hs, _ := ix.d.Headers()
+	var rs []span
+	for _, h := range hs {
+		if _, ok := ix.listed[h.Offset]; ok || h.IsType() {
+			continue
+		}
+		rs, _ = ix.unitRanges(rs[:0], h)
+		for _, r := range rs {
+			if r.lo <= pc && pc < r.hi {
+				return h.Offset, true
+			}
+		}
+	}
+	return 0, false
+}
+
 func (ix *Index) buildUnits() {
 	defer ix.built.Store(true)
 	var rs []span
