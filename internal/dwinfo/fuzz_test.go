@@ -39,6 +39,7 @@ func FuzzAranges(f *testing.F) {
 		}
 		ix := NewIndex(d)
 		for _, pc := range []uint64{0, 1, 0x1000, ^uint64(0)} {
+			ix.Likely(pc)
 			ix.Lookup(pc)
 		}
 	})
@@ -101,8 +102,17 @@ func FuzzEntries(f *testing.F) {
 			t.Fatal(err)
 		}
 		ix := NewIndex(d)
-		ix.Lookup(0x1000)
+		guess, gok := ix.Likely(0x1000)
+		got, ok := ix.Lookup(0x1000)
 		ix.BuildAll()
+		// With one unit holding the address, or none, the guess is
+		// Lookup's answer (they differ only where units overlap).
+		if gok && !ok {
+			t.Fatalf("Likely(0x1000) = unit %#x, Lookup finds none", guess)
+		}
+		if ok && !gok && len(ix.aranges) == 0 {
+			t.Fatalf("Lookup(0x1000) = unit %#x, Likely finds none", got)
+		}
 	})
 }
 
