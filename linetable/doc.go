@@ -8,7 +8,9 @@
 // goroutines, one Reader each. A Table is the compact, immutable lookup
 // structure built from one unit: its sequences are sorted by address so
 // that Lookup is a binary search that never crosses an end_sequence, with
-// the same answers as llvm-symbolizer.
+// the same answers as llvm-symbolizer. NewTableFor builds, for a caller
+// that looks up one address, a Table of that address's sequence alone,
+// which builds the whole Table the first time another lookup needs it.
 //
 // Robustness: no input makes this package panic, loop without bound, or
 // allocate out of proportion to the input. Counts read from the data are

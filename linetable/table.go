@@ -435,7 +435,8 @@ func (t *Table) Len() int {
 //
 // Cost: two binary searches, O(log sequences + log rows in the sequence),
 // then unpacking up to rowBlock (8) rows of the compact form;
-// no allocation.
+// no allocation. On a Table from NewTableFor, the first lookup that its
+// one sequence does not answer builds the whole Table first.
 func (t *Table) Lookup(pc uint64) (Row, bool) {
 	t = t.answers(pc)
 	i, s := t.lookup(pc)
