@@ -102,3 +102,19 @@ func ExampleTable_Lookup() {
 	// 0x1007: /src/a.c:11
 	// 0x1010: not found
 }
+
+// Symbolize one address: the Table keeps only the sequence that holds it,
+// and would build the whole Table if asked for another.
+func ExampleNewTableFor() {
+	data, opts := exampleSection()
+	t, err := linetable.NewTableFor(data, 0, opts, 0x1007)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	row, end, ok := t.LookupRange(0x1007)
+	name, _ := t.Header().FilePath(uint64(row.File), "")
+	fmt.Printf("%s:%d, until %#x, %v\n", name, row.Line, end, ok)
+	// Output:
+	// /src/a.c:11, until 0x1010, true
+}
