@@ -1,6 +1,7 @@
 package symtab
 
 import (
+	"bytes"
 	"io"
 	"strings"
 
@@ -43,8 +44,13 @@ type ELFOptions struct {
 // allocates once per table, not per symbol, and the caller's bytes may
 // change afterwards. An ELFReader is not safe for concurrent use.
 type ELFReader struct {
-	r       buf.Reader
-	strs    string
+	r    buf.Reader
+	strs string
+	// raw, in a scan (LookupELF), is the caller's string table: names
+	// are checked, as Next checks them, but not made; strs is then "".
+	raw     []byte
+	scan    bool
+	nameOff uint32 // the st_name of the entry last decoded
 	opts    ELFOptions
 	entsize uint64
 	index   uint32
@@ -54,12 +60,18 @@ type ELFReader struct {
 // whose st_name fields index strtab (the section named by the table's
 // sh_link: .strtab for .symtab, .dynstr for .dynsym).
 func NewELFReader(symtab, strtab []byte, opts ELFOptions) *ELFReader {
+	r := newELFReader(symtab, opts)
+	r.strs = string(strtab)
+	return r
+}
+
+// newELFReader is NewELFReader without a string table.
+func newELFReader(symtab []byte, opts ELFOptions) *ELFReader {
 	if opts.Section == "" {
 		opts.Section = ".symtab"
 	}
 	r := &ELFReader{
 		r:       buf.New("symtab", opts.Section, symtab, opts.BigEndian),
-		strs:    string(strtab),
 		opts:    opts,
 		entsize: 16, // sizeof(Elf32_Sym)
 	}
@@ -114,15 +126,22 @@ func (r *ELFReader) Next(s *Symbol) error {
 		r.r.U8() // st_other
 		shndx = r.r.U16()
 	}
-	n, ok := r.name(name)
+	var n string
+	var ok bool
+	if r.scan {
+		ok = r.rawName(name)
+	} else {
+		n, ok = r.name(name)
+	}
 	if !ok {
-		if uint64(name) < uint64(len(r.strs)) {
+		if size := r.strLen(); uint64(name) < uint64(size) {
 			r.r.Fail(off, ErrFormat, "st_name %#x: name not NUL-terminated", name)
 		} else {
-			r.r.Fail(off, ErrFormat, "st_name %#x outside string table of %d bytes", name, len(r.strs))
+			r.r.Fail(off, ErrFormat, "st_name %#x outside string table of %d bytes", name, size)
 		}
 		return r.r.Err()
 	}
+	r.nameOff = name
 	*s = Symbol{
 		Name:    n,
 		Addr:    value,
@@ -149,8 +168,46 @@ func (r *ELFReader) Next(s *Symbol) error {
 			s.Addr &^= 1
 		}
 	}
-	s.Marker = isMarker(r.opts.Machine, n)
+	if r.scan {
+		s.Marker = isMarkerAt(r.opts.Machine, r.raw, name)
+	} else {
+		s.Marker = isMarker(r.opts.Machine, n)
+	}
 	return nil
+}
+
+func (r *ELFReader) strLen() int {
+	if r.scan {
+		return len(r.raw)
+	}
+	return len(r.strs)
+}
+
+// rawName reports whether name would: whether off starts a NUL-terminated
+// string of the string table (or is 0 of an empty one).
+func (r *ELFReader) rawName(off uint32) bool {
+	t := r.raw
+	switch {
+	case off == 0 && len(t) == 0:
+		return true
+	case uint64(off) >= uint64(len(t)):
+		return false
+	case t[len(t)-1] == 0: // every string of the table ends by the last byte
+		return true
+	}
+	return bytes.IndexByte(t[off:], 0) >= 0
+}
+
+// rawString returns the name at off, checked by rawName, as a new string.
+func rawString(t []byte, off uint32) string {
+	if uint64(off) >= uint64(len(t)) {
+		return ""
+	}
+	rest := t[off:]
+	if i := bytes.IndexByte(rest, 0); i >= 0 {
+		rest = rest[:i]
+	}
+	return string(rest)
 }
 
 // name returns the NUL-terminated string at off in the string table. An
@@ -191,6 +248,25 @@ func isMarker(machine uint16, name string) bool {
 		return strings.HasPrefix(name, "$x") || strings.HasPrefix(name, "$d")
 	case MachineRISCV:
 		return name == ""
+	}
+	return false
+}
+
+// isMarkerAt is isMarker of the name at off of the string table t, which
+// rawName accepted.
+func isMarkerAt(machine uint16, t []byte, off uint32) bool {
+	var name []byte
+	if uint64(off) < uint64(len(t)) {
+		name = t[off:] // only its first bytes are looked at, up to its NUL
+	}
+	empty := len(name) == 0 || name[0] == 0
+	switch machine {
+	case MachineARM:
+		return empty || bytes.HasPrefix(name, []byte("$a")) || bytes.HasPrefix(name, []byte("$t")) || bytes.HasPrefix(name, []byte("$d"))
+	case MachineAArch64:
+		return bytes.HasPrefix(name, []byte("$x")) || bytes.HasPrefix(name, []byte("$d"))
+	case MachineRISCV:
+		return empty
 	}
 	return false
 }
@@ -256,4 +332,63 @@ func ReadELF(symtab, strtab []byte, opts ELFOptions) ([]Symbol, error) {
 		}
 		syms = append(syms, s)
 	}
+}
+
+// LookupELF returns what Lookup(pc) returns on New(ReadELF(symtab, strtab,
+// opts)), together with ReadELF's error and n, the number of symbols
+// ReadELF returns, without building either: one pass over the entries
+// that keeps none of them and makes only the names it returns. For one
+// lookup it costs a small part of building the Table; for more, build
+// the Table.
+func LookupELF(symtab, strtab []byte, opts ELFOptions, pc uint64) (m Match, ok bool, n int, err error) {
+	r := newELFReader(symtab, opts)
+	r.raw, r.scan = strtab, true
+	var (
+		best     Symbol
+		bestName uint32
+		bestFile uint32 // the st_name of its STT_FILE, when hasFile
+		hasFile  bool
+		file     uint32 // the st_name of the last STT_FILE so far
+		seenFile bool
+		found    bool
+		next     = ^uint64(0) // the least eligible address above pc, if any
+	)
+	for {
+		var s Symbol
+		if err = r.Next(&s); err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			break
+		}
+		n++
+		if s.Kind == KindFile {
+			file, seenFile = r.nameOff, true
+			continue
+		}
+		if !Eligible(s) {
+			continue
+		}
+		switch {
+		case s.Addr > pc:
+			next = min(next, s.Addr)
+		// New's order: of the symbols at one address the largest, and
+		// of those the last in the table.
+		case !found || s.Addr > best.Addr || s.Addr == best.Addr && s.Size >= best.Size:
+			best, bestName, found = s, r.nameOff, true
+			bestFile, hasFile = file, seenFile && s.Bind == BindLocal
+		}
+	}
+	if !found || best.Size != 0 && pc-best.Addr >= best.Size {
+		return Match{}, false, n, err
+	}
+	end := next
+	if best.Size != 0 && best.Addr+best.Size > best.Addr && best.Addr+best.Size < end {
+		end = best.Addr + best.Size
+	}
+	m = Match{Name: rawString(strtab, bestName), Start: best.Addr, Size: best.Size, Offset: pc - best.Addr, Kind: best.Kind, End: end}
+	if hasFile {
+		m.File = rawString(strtab, bestFile)
+	}
+	return m, true, n, err
 }
