@@ -63,6 +63,9 @@ func (b *Binary) batch(ctx context.Context, pcs []uint64, yield func(i int, fram
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	if len(pcs) > 1 {
+		b.many.Store(true) // no lookup is alone
+	}
 	workers := runtime.GOMAXPROCS(0)
 	if len(pcs) <= batchChunk || workers < 2 {
 		var c chunkResult

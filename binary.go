@@ -43,6 +43,13 @@ type Binary struct {
 	symReady     chan struct{}
 	aheadSyms    *symtab.Table
 	aheadErr     error
+	symWarnOnce  sync.Once // reports the symbol table's error
+	// The first lookup of a binary is alone when nothing asked for more
+	// (a Batch of several addresses sets many): its symbol-table lookup
+	// is one pass over the table (elfSource.symbolAt) instead of a build
+	// of it, which takes many times longer, and the table is not built
+	// ahead while it runs. A later lookup builds the table.
+	many, started, alone, scanned atomic.Bool
 
 	// bg is the goroutines that still read the files after the lookup
 	// that started them returned; Close waits for them.
@@ -174,20 +181,44 @@ func (b *Binary) symbols() *symtab.Table {
 		}
 		// Reported here, not where it was built, so that warnings
 		// keep the order of the lookups that met them.
+		b.reportSymbols(err)
+	})
+	return b.syms
+}
+
+// reportSymbols reports the symbol table's error, once.
+func (b *Binary) reportSymbols(err error) {
+	b.symWarnOnce.Do(func() {
 		if err != nil {
 			b.warns.add(err)
 		}
 	})
-	return b.syms
+}
+
+// symbolAt returns symbols().Lookup(pc), for the first lookup of a binary
+// that is alone without building the table.
+func (b *Binary) symbolAt(pc uint64) (symtab.Match, bool) {
+	if b.alone.Load() && !b.opts.UntagSymbols && b.scanned.CompareAndSwap(false, true) {
+		if sc, ok := b.src.(interface {
+			symbolAt(pc uint64) (symtab.Match, bool, error, bool)
+		}); ok {
+			if m, found, err, handled := sc.symbolAt(pc); handled {
+				b.reportSymbols(err)
+				return m, found
+			}
+		}
+	}
+	return b.symbols().Lookup(pc)
 }
 
 // symbolsAhead starts building the symbol table on another goroutine, once
 // after is closed (at once when nil), for
 // a lookup that will need it once it is done with the DWARF (whose work
 // is on one core for long stretches: one big unit's DIEs). It does
-// nothing on one core, without a symbol table, or once started or built.
+// nothing on one core, without a symbol table, during a lookup that is
+// alone, or once started or built.
 func (b *Binary) symbolsAhead(after <-chan struct{}) {
-	if b.opts.NoSymbolTable || runtime.GOMAXPROCS(0) < 2 || !slices.Contains(b.namers, namer(symtabNamer{})) {
+	if b.opts.NoSymbolTable || b.alone.Load() || runtime.GOMAXPROCS(0) < 2 || !slices.Contains(b.namers, namer(symtabNamer{})) {
 		return
 	}
 	b.symAheadOnce.Do(func() {

@@ -105,7 +105,28 @@ func (e *elfSource) symbols() ([]symtab.Symbol, error) {
 	return symtab.PreferELF(st, dyn), err
 }
 
-func readELFSymbols(f *elfx.File, dynamic bool) ([]symtab.Symbol, error) {
+// symbolAt answers what symbols and symtab.New's Lookup(pc) would, with
+// the same error, in one pass over the same tables (symtab.LookupELF);
+// handled is false for a file whose symbol addresses need mending
+// (opdAddresses).
+func (e *elfSource) symbolAt(pc uint64) (m symtab.Match, found bool, err error, handled bool) {
+	if hasOPD(e.bin) || e.dbg != nil && hasOPD(e.dbg) {
+		return symtab.Match{}, false, nil, false
+	}
+	m, found, n, err := scanELFSymbols(e.bin, false, pc)
+	if n == 0 && err == nil && e.dbg != nil && e.debugSyms {
+		m, found, n, err = scanELFSymbols(e.dbg, false, pc)
+	}
+	if n > 0 || err != nil {
+		return m, found, err, true
+	}
+	m, found, _, err = scanELFSymbols(e.bin, true, pc)
+	return m, found, err, true
+}
+
+// elfSymbols returns f's .symtab (or its .dynsym) and the options to read
+// it with.
+func elfSymbols(f *elfx.File, dynamic bool) (elfx.SymbolTable, symtab.ELFOptions, bool, error) {
 	var t elfx.SymbolTable
 	var ok bool
 	var err error
@@ -114,18 +135,32 @@ func readELFSymbols(f *elfx.File, dynamic bool) ([]symtab.Symbol, error) {
 	} else {
 		t, ok, err = f.Symbols()
 	}
-	if err != nil || !ok {
-		return nil, err
-	}
-	syms, err := symtab.ReadELF(t.Syms, t.Strings, symtab.ELFOptions{
+	return t, symtab.ELFOptions{
 		Class64:     t.Class == elf.ELFCLASS64,
 		BigEndian:   t.BigEndian,
 		Machine:     uint16(f.Machine),
 		NumSections: uint32(len(f.Sections)),
 		Section:     t.Section,
-	})
+	}, ok && err == nil, err
+}
+
+func readELFSymbols(f *elfx.File, dynamic bool) ([]symtab.Symbol, error) {
+	t, opts, ok, err := elfSymbols(f, dynamic)
+	if !ok {
+		return nil, err
+	}
+	syms, err := symtab.ReadELF(t.Syms, t.Strings, opts)
 	opdAddresses(f, syms)
 	return syms, err
+}
+
+// scanELFSymbols is readELFSymbols and a Table's Lookup(pc) in one pass.
+func scanELFSymbols(f *elfx.File, dynamic bool, pc uint64) (symtab.Match, bool, int, error) {
+	t, opts, ok, err := elfSymbols(f, dynamic)
+	if !ok {
+		return symtab.Match{}, false, 0, err
+	}
+	return symtab.LookupELF(t.Syms, t.Strings, opts, pc)
 }
 
 // opdAddresses gives the symbols of a big-endian 64-bit PowerPC file the
@@ -137,7 +172,7 @@ func readELFSymbols(f *elfx.File, dynamic bool) ([]symtab.Symbol, error) {
 // .opd's size through the zeros of its unrelocated descriptors, and so do
 // we; in a linked ELFv1 binary the descriptors hold the entry points.
 func opdAddresses(f *elfx.File, syms []symtab.Symbol) {
-	if f.Machine != elf.EM_PPC64 || f.Data != elf.ELFDATA2MSB || f.Class != elf.ELFCLASS64 {
+	if !hasOPD(f) {
 		return
 	}
 	sec := f.Section(".opd")
@@ -155,6 +190,12 @@ func opdAddresses(f *elfx.File, syms []symtab.Symbol) {
 			s.Addr = binary.BigEndian.Uint64(opd[off:])
 		}
 	}
+}
+
+// hasOPD reports a big-endian 64-bit PowerPC file (ELFv1), whose symbol
+// addresses opdAddresses mends.
+func hasOPD(f *elfx.File) bool {
+	return f.Machine == elf.EM_PPC64 && f.Data == elf.ELFDATA2MSB && f.Class == elf.ELFCLASS64
 }
 
 // codeRanges returns the ranges of an executable's or shared object's code

@@ -3,6 +3,7 @@ package symtab
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -10,7 +11,8 @@ import (
 
 // FuzzReadELF decodes arbitrary bytes as an ELF symbol table in the
 // layout flags selects, builds a Table and looks up pc: nothing may panic,
-// errors must be *DecodeError, and every answer must cover pc. Seeds are
+// errors must be *DecodeError, every answer must cover pc, and LookupELF
+// must give the Table's answer and ReadELF's error. Seeds are
 // the real .symtab and .dynsym sections of the fixtures.
 func FuzzReadELF(f *testing.F) {
 	tab, strs := buildELF(true, binary.LittleEndian, []rawSym{
@@ -53,7 +55,11 @@ func FuzzReadELF(f *testing.F) {
 			t.Fatalf("%d symbols from %d entries", len(syms), max)
 		}
 		tb := New(syms)
-		if m, ok := tb.Lookup(pc); ok {
+		m, ok := tb.Lookup(pc)
+		if lm, lok, n, lerr := LookupELF(tab, strs, opts, pc); lm != m || lok != ok || n != len(syms) || fmt.Sprint(lerr) != fmt.Sprint(err) {
+			t.Fatalf("LookupELF(%#x) = %+v, %v, %d, %v; the Table's %+v, %v, ReadELF's %d, %v", pc, lm, lok, n, lerr, m, ok, len(syms), err)
+		}
+		if ok {
 			if m.Start > pc || m.Offset != pc-m.Start || m.Size != 0 && m.Offset >= m.Size {
 				t.Fatalf("Lookup(%#x) = %+v", pc, m)
 			}
