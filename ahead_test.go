@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"debug/elf"
 	"encoding/binary"
+	"errors"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -13,11 +14,13 @@ import (
 
 // TestAheadMatchesSerial: with every unit's line table built beside its
 // DIE scan, the first unit's for the first address's sequence alone, the
-// symbol table built ahead and the first unit built while the index's
-// units tier is (speculate), every answer and every warning (in order) is
-// the serial build's: for each fixture, from a fresh Binary whose
-// first lookup is each of a few addresses, then all the others; also on
-// a fixture whose line tables and producers do not decode.
+// symbol table built ahead, the first unit built while the index's
+// units tier is (speculate) and the first lookup's symbol answered by one
+// pass over the table, every answer and every warning (in order) is the
+// serial build's: for each fixture, from a fresh Binary whose first lookup
+// is each of a few addresses, then all the others, its symbols untagged
+// or not; also on fixtures whose line tables, producers or symbol tables
+// do not decode.
 func TestAheadMatchesSerial(t *testing.T) {
 	paths, _ := filepath.Glob("testdata/elf/*")
 	paths = append(paths, patchedFixture(t, "c-gcc-O2-dwarf5", func(t *testing.T, f *elf.File, data []byte) {
@@ -44,7 +47,21 @@ func TestAheadMatchesSerial(t *testing.T) {
 		}
 		line[i+1] = 0x7f
 	}))
-	checked := 0
+	// A .symtab entry's name past the string table: the table keeps the
+	// entries before it, with an error.
+	paths = append(paths, patchedFixture(t, "cpp-gcc-O2", func(t *testing.T, f *elf.File, data []byte) {
+		tab := sectionBytes(t, f, data, ".symtab")
+		binary.LittleEndian.PutUint32(tab[len(tab)/2/24*24:], 0xfffffff0)
+	}))
+	// Every .symtab address tagged in its top byte: only untagged do the
+	// symbols answer.
+	paths = append(paths, patchedFixture(t, "c-gcc-O2-dwarf5", func(t *testing.T, f *elf.File, data []byte) {
+		tab := sectionBytes(t, f, data, ".symtab")
+		for i := 24; i+24 <= len(tab); i += 24 {
+			tab[i+8+7] = 0x2a // st_value's top byte
+		}
+	}))
+	checked, scans := 0, symbolize.SymbolScansForTest()
 	for _, path := range paths {
 		if f, err := elf.Open(path); err != nil {
 			continue
@@ -55,28 +72,34 @@ func TestAheadMatchesSerial(t *testing.T) {
 		if len(addrs) == 0 {
 			continue
 		}
-		for _, first := range []int{0, len(addrs) / 3, len(addrs) / 2, len(addrs) - 1} {
+		for k, first := range []int{0, len(addrs) / 3, len(addrs) / 2, len(addrs) - 1} {
 			order := append([]uint64{addrs[first]}, addrs...)
 			run := func(ahead bool) ([][]symbolize.Frame, []error) {
 				if ahead {
 					defer symbolize.SetAheadMinUnitForTest(0)()
 				} else {
 					defer symbolize.SetSpeculateForTest(false)()
+					defer symbolize.SetSymbolScanForTest(false)()
 				}
-				b, err := symbolize.Open(path, &symbolize.Options{Inlines: true})
+				b, err := symbolize.Open(path, &symbolize.Options{Inlines: true, UntagSymbols: k%2 == 1})
 				if err != nil {
 					return nil, []error{err} // the same error both ways
 				}
 				defer b.Close()
 				var out [][]symbolize.Frame
-				for _, pc := range order {
+				var warns []error
+				for i, pc := range order {
 					fr, err := b.AppendFrames(nil, pc)
 					if err != nil {
 						t.Fatalf("%s: %#x: %v", path, pc, err)
 					}
 					out = append(out, fr)
+					if i == 0 {
+						// What the first lookup met, reported by then.
+						warns = append(b.Warnings(), nil)
+					}
 				}
-				return out, b.Warnings()
+				return out, append(warns, b.Warnings()...)
 			}
 			want, wantW := run(false)
 			before := symbolize.SpeculationsKeptForTest()
@@ -94,10 +117,13 @@ func TestAheadMatchesSerial(t *testing.T) {
 				t.Fatalf("%s, first %#x: warnings %v, serially %v", path, order[0], gotW, wantW)
 			}
 			checked++
-			if path == paths[len(paths)-3] && len(wantW) < 2 || path == paths[len(paths)-2] && len(wantW) < 1 || path == paths[len(paths)-1] && len(wantW) < 1 {
+			if path == paths[len(paths)-5] && len(wantW) < 2 || path == paths[len(paths)-4] && len(wantW) < 1 || path == paths[len(paths)-3] && len(wantW) < 1 {
 				t.Fatalf("%s: warnings %v: want the producers' and the line table's, or the line table's", path, wantW)
 			}
-			if path == paths[len(paths)-1] && kept == 0 {
+			if path == paths[len(paths)-2] && !hasSection(wantW, ".symtab") {
+				t.Fatalf("%s: warnings %v: want the symbol table's", path, wantW)
+			}
+			if path == paths[len(paths)-3] && kept == 0 {
 				t.Fatalf("%s: the first lookup did not keep its speculative unit", path)
 			}
 		}
@@ -105,4 +131,20 @@ func TestAheadMatchesSerial(t *testing.T) {
 	if checked < 40 {
 		t.Fatalf("%d runs checked", checked)
 	}
+	// One scan per ahead run, but where the first lookup needs no symbol
+	// (the DWARF answers and the symbol table covers no such address).
+	if n := symbolize.SymbolScansForTest() - scans; n < int64(checked)*3/4 {
+		t.Fatalf("%d of %d first lookups answered by the one-pass symbol lookup", n, checked)
+	}
+}
+
+// hasSection reports a *DecodeError of section among warns.
+func hasSection(warns []error, section string) bool {
+	for _, w := range warns {
+		var de *symbolize.DecodeError
+		if errors.As(w, &de) && de.Section == section {
+			return true
+		}
+	}
+	return false
 }

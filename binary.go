@@ -195,14 +195,22 @@ func (b *Binary) reportSymbols(err error) {
 	})
 }
 
+// symbolScan turns on the one-pass lookup (a variable for the tests);
+// symbolScans counts the lookups it answered, for the tests.
+var (
+	symbolScan  = true
+	symbolScans atomic.Int64
+)
+
 // symbolAt returns symbols().Lookup(pc), for the first lookup of a binary
 // that is alone without building the table.
 func (b *Binary) symbolAt(pc uint64) (symtab.Match, bool) {
-	if b.alone.Load() && !b.opts.UntagSymbols && b.scanned.CompareAndSwap(false, true) {
+	if symbolScan && b.alone.Load() && b.scanned.CompareAndSwap(false, true) {
 		if sc, ok := b.src.(interface {
-			symbolAt(pc uint64) (symtab.Match, bool, error, bool)
+			symbolAt(pc uint64, untag bool) (symtab.Match, bool, error, bool)
 		}); ok {
-			if m, found, err, handled := sc.symbolAt(pc); handled {
+			if m, found, err, handled := sc.symbolAt(pc, b.opts.UntagSymbols); handled {
+				symbolScans.Add(1)
 				b.reportSymbols(err)
 				return m, found
 			}

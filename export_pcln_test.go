@@ -26,3 +26,15 @@ func SetSpeculateForTest(on bool) (restore func()) {
 // SpeculationsKeptForTest returns how many speculative units have been
 // kept so far, by every module.
 func SpeculationsKeptForTest() int64 { return speculationsKept.Load() }
+
+// SetSymbolScanForTest turns the one-pass symbol-table lookup of a
+// binary's first lookup on or off, and returns a function that restores it.
+func SetSymbolScanForTest(on bool) (restore func()) {
+	old := symbolScan
+	symbolScan = on
+	return func() { symbolScan = old }
+}
+
+// SymbolScansForTest returns how many lookups have been answered by the
+// one-pass symbol-table lookup so far, by every binary.
+func SymbolScansForTest() int64 { return symbolScans.Load() }

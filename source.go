@@ -108,19 +108,19 @@ func (e *elfSource) symbols() ([]symtab.Symbol, error) {
 // symbolAt answers what symbols and symtab.New's Lookup(pc) would, with
 // the same error, in one pass over the same tables (symtab.LookupELF);
 // handled is false for a file whose symbol addresses need mending
-// (opdAddresses).
-func (e *elfSource) symbolAt(pc uint64) (m symtab.Match, found bool, err error, handled bool) {
+// (opdAddresses). untag is Options.UntagSymbols.
+func (e *elfSource) symbolAt(pc uint64, untag bool) (m symtab.Match, found bool, err error, handled bool) {
 	if hasOPD(e.bin) || e.dbg != nil && hasOPD(e.dbg) {
 		return symtab.Match{}, false, nil, false
 	}
-	m, found, n, err := scanELFSymbols(e.bin, false, pc)
+	m, found, n, err := scanELFSymbols(e.bin, false, pc, untag)
 	if n == 0 && err == nil && e.dbg != nil && e.debugSyms {
-		m, found, n, err = scanELFSymbols(e.dbg, false, pc)
+		m, found, n, err = scanELFSymbols(e.dbg, false, pc, untag)
 	}
 	if n > 0 || err != nil {
 		return m, found, err, true
 	}
-	m, found, _, err = scanELFSymbols(e.bin, true, pc)
+	m, found, _, err = scanELFSymbols(e.bin, true, pc, untag)
 	return m, found, err, true
 }
 
@@ -154,12 +154,14 @@ func readELFSymbols(f *elfx.File, dynamic bool) ([]symtab.Symbol, error) {
 	return syms, err
 }
 
-// scanELFSymbols is readELFSymbols and a Table's Lookup(pc) in one pass.
-func scanELFSymbols(f *elfx.File, dynamic bool, pc uint64) (symtab.Match, bool, int, error) {
+// scanELFSymbols is readELFSymbols and a Table's Lookup(pc) in one pass,
+// the addresses untagged with untag.
+func scanELFSymbols(f *elfx.File, dynamic bool, pc uint64, untag bool) (symtab.Match, bool, int, error) {
 	t, opts, ok, err := elfSymbols(f, dynamic)
 	if !ok {
 		return symtab.Match{}, false, 0, err
 	}
+	opts.Untag = untag
 	return symtab.LookupELF(t.Syms, t.Strings, opts, pc)
 }
 

@@ -36,6 +36,11 @@ type ELFOptions struct {
 	NumSections uint32
 	// Section names the table in errors; "" means ".symtab".
 	Section string
+	// Untag sign-extends every address from bit 55, dropping the tag in
+	// its top byte, after the machine's rules: llvm-symbolizer's
+	// --untag-addresses does so to the symbols as well as to the
+	// addresses looked up.
+	Untag bool
 }
 
 // ELFReader decodes the entries of an ELF symbol table one at a time. It
@@ -167,6 +172,9 @@ func (r *ELFReader) Next(s *Symbol) error {
 		if s.Kind == KindFunc && shndx != shnAbs {
 			s.Addr &^= 1
 		}
+	}
+	if r.opts.Untag {
+		s.Addr = uint64(int64(s.Addr<<8) >> 8)
 	}
 	if r.scan {
 		s.Marker = isMarkerAt(r.opts.Machine, r.raw, name)

@@ -40,7 +40,8 @@ func FuzzReadELF(f *testing.F) {
 			Class64:     flags&1 != 0,
 			BigEndian:   flags&2 != 0,
 			Machine:     machines[flags>>2&3],
-			NumSections: uint32(flags >> 4),
+			NumSections: uint32(flags >> 5),
+			Untag:       flags&16 != 0,
 		}
 		r := NewELFReader(tab, strs, opts)
 		max := r.Len()

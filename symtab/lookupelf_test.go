@@ -99,6 +99,19 @@ func TestLookupELFRules(t *testing.T) {
 			checkLookupELF(t, name+" unterminated", tab, strs[:len(strs)-1], opts, pcs)
 			checkLookupELF(t, name+" truncated", tab[:len(tab)-3], strs, opts, pcs)
 			checkLookupELF(t, name+" no strings", tab, nil, opts, pcs)
+			// Tagged addresses answer only untagged.
+			tagged := make([]rawSym, len(syms))
+			for i, s := range syms {
+				s.value |= 0x2a << 56
+				tagged[i] = s
+			}
+			tab, strs = buildELF(class64, binary.LittleEndian, tagged)
+			checkLookupELF(t, name+" tagged", tab, strs, opts, pcs)
+			opts.Untag = true
+			checkLookupELF(t, name+" untagged", tab, strs, opts, pcs)
+			if m, ok, _, _ := LookupELF(tab, strs, opts, 0x104); class64 && (!ok || m.Name != "second" || m.Start != 0x100) {
+				t.Fatalf("%s: untagged LookupELF(0x104) = %+v, %v; want second at 0x100", name, m, ok)
+			}
 		}
 	}
 }
