@@ -63,8 +63,9 @@ func (b *Binary) batch(ctx context.Context, pcs []uint64, yield func(i int, fram
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if len(pcs) > 1 {
-		b.many.Store(true) // no lookup is alone
+	if len(pcs) == 1 && !b.started.Load() && b.started.CompareAndSwap(false, true) {
+		b.alone.Store(true) // see Binary.alone
+		defer b.alone.Store(false)
 	}
 	workers := runtime.GOMAXPROCS(0)
 	if len(pcs) <= batchChunk || workers < 2 {

@@ -44,12 +44,13 @@ type Binary struct {
 	aheadSyms    *symtab.Table
 	aheadErr     error
 	symWarnOnce  sync.Once // reports the symbol table's error
-	// The first lookup of a binary is alone when nothing asked for more
-	// (a Batch of several addresses sets many): its symbol-table lookup
-	// is one pass over the table (elfSource.symbolAt) instead of a build
-	// of it, which takes many times longer, and the table is not built
-	// ahead while it runs. A later lookup builds the table.
-	many, started, alone, scanned atomic.Bool
+	// The first lookup of a binary is alone when it is a Batch of one
+	// address (the addr2line command's answer to one line, a crash's
+	// one PC): its symbol-table lookup is one pass over the table
+	// (elfSource.symbolAt) instead of a build of it, which takes many
+	// times longer, and the table is not built ahead while it runs. A
+	// later lookup builds the table. started is set by every lookup.
+	started, alone, scanned atomic.Bool
 
 	// bg is the goroutines that still read the files after the lookup
 	// that started them returned; Close waits for them.

@@ -33,21 +33,9 @@ func (b *Binary) appendFrames(dst []Frame, pc uint64) (_ []Frame, lo, hi uint64,
 	if b.closed.Load() {
 		return dst, pc, pc + 1, ErrClosed
 	}
-	if !b.started.Load() && b.started.CompareAndSwap(false, true) && !b.many.Load() {
-		return b.firstLookup(dst, pc)
+	if !b.started.Load() {
+		b.started.Store(true)
 	}
-	return b.lookup(dst, pc)
-}
-
-// firstLookup is lookup, alone (see Binary.alone).
-func (b *Binary) firstLookup(dst []Frame, pc uint64) ([]Frame, uint64, uint64, error) {
-	b.alone.Store(true)
-	defer b.alone.Store(false)
-	return b.lookup(dst, pc)
-}
-
-// lookup is appendFrames once open.
-func (b *Binary) lookup(dst []Frame, pc uint64) (_ []Frame, lo, hi uint64, err error) {
 	n := len(dst)
 	lo, hi = pc, pc+1
 	// DWARF answers only code addresses: GNU ld leaves the DWARF of

@@ -263,6 +263,11 @@ func isMarker(machine uint16, name string) bool {
 // isMarkerAt is isMarker of the name at off of the string table t, which
 // rawName accepted.
 func isMarkerAt(machine uint16, t []byte, off uint32) bool {
+	switch machine {
+	case MachineARM, MachineAArch64, MachineRISCV:
+	default:
+		return false
+	}
 	var name []byte
 	if uint64(off) < uint64(len(t)) {
 		name = t[off:] // only its first bytes are looked at, up to its NUL
