@@ -134,19 +134,40 @@ func (ix *Index) Likely(pc uint64) (unit uint64, ok bool) {
 		return 0, false
 	}
 	hs, _ := ix.d.Headers()
-	var rs []span
 	for _, h := range hs {
 		if _, ok := ix.listed[h.Offset]; ok || h.IsType() {
 			continue
 		}
-		rs, _ = ix.unitRanges(rs[:0], h)
-		for _, r := range rs {
-			if r.lo <= pc && pc < r.hi {
-				return h.Offset, true
-			}
+		if ix.holds(h, pc) {
+			return h.Offset, true
 		}
 	}
 	return 0, false
+}
+
+// holds reports whether the ranges of h's unit DIE, read as unitRanges
+// reads them, hold pc; it stops at the first that does.
+func (ix *Index) holds(h Header, pc uint64) bool {
+	u, err := ix.d.LoadUnit(h)
+	if err != nil {
+		return false
+	}
+	ri := &u.Root
+	if ri.HasLowPC && ri.HighPC.Class != 0 {
+		hi, err := u.HighPC(ri.LowPC, ri.HighPC)
+		return err == nil && ri.LowPC <= pc && pc < hi
+	}
+	if ri.Ranges.Class == 0 {
+		return false
+	}
+	rr := u.Ranges(ri.Ranges)
+	var rg Range
+	for rr.Next(&rg) == nil {
+		if rg.Low <= pc && pc < rg.High {
+			return true
+		}
+	}
+	return false
 }
 
 func (ix *Index) buildUnits() {
