@@ -2,6 +2,7 @@ package symtab
 
 import (
 	"bytes"
+	"encoding/binary"
 	"io"
 	"strings"
 
@@ -354,54 +355,106 @@ func ReadELF(symtab, strtab []byte, opts ELFOptions) ([]Symbol, error) {
 // lookup it costs a small part of building the Table; for more, build
 // the Table.
 func LookupELF(symtab, strtab []byte, opts ELFOptions, pc uint64) (m Match, ok bool, n int, err error) {
-	r := newELFReader(symtab, opts)
-	r.raw, r.scan = strtab, true
-	var (
-		best     Symbol
-		bestName uint32
-		bestFile uint32 // the st_name of its STT_FILE, when hasFile
-		hasFile  bool
-		file     uint32 // the st_name of the last STT_FILE so far
-		seenFile bool
-		found    bool
-		next     = ^uint64(0) // the least eligible address above pc, if any
-	)
-	for {
-		var s Symbol
-		if err = r.Next(&s); err != nil {
-			if err == io.EOF {
-				err = nil
+	var st nearest
+	if !st.fast(symtab, strtab, opts, pc) {
+		st = nearest{next: ^uint64(0)}
+		r := newELFReader(symtab, opts)
+		r.raw, r.scan = strtab, true
+		for {
+			var s Symbol
+			if err = r.Next(&s); err != nil {
+				if err == io.EOF {
+					err = nil
+				}
+				break
 			}
-			break
-		}
-		n++
-		if s.Kind == KindFile {
-			file, seenFile = r.nameOff, true
-			continue
-		}
-		if !Eligible(s) {
-			continue
-		}
-		switch {
-		case s.Addr > pc:
-			next = min(next, s.Addr)
-		// New's order: of the symbols at one address the largest, and
-		// of those the last in the table.
-		case !found || s.Addr > best.Addr || s.Addr == best.Addr && s.Size >= best.Size:
-			best, bestName, found = s, r.nameOff, true
-			bestFile, hasFile = file, seenFile && s.Bind == BindLocal
+			st.add(&s, r.nameOff, pc)
 		}
 	}
-	if !found || best.Size != 0 && pc-best.Addr >= best.Size {
-		return Match{}, false, n, err
+	best := &st.best
+	if !st.found || best.Size != 0 && pc-best.Addr >= best.Size {
+		return Match{}, false, st.n, err
 	}
-	end := next
+	end := st.next
 	if best.Size != 0 && best.Addr+best.Size > best.Addr && best.Addr+best.Size < end {
 		end = best.Addr + best.Size
 	}
-	m = Match{Name: rawString(strtab, bestName), Start: best.Addr, Size: best.Size, Offset: pc - best.Addr, Kind: best.Kind, End: end}
-	if hasFile {
-		m.File = rawString(strtab, bestFile)
+	m = Match{Name: rawString(strtab, st.bestName), Start: best.Addr, Size: best.Size, Offset: pc - best.Addr, Kind: best.Kind, End: end}
+	if st.hasFile {
+		m.File = rawString(strtab, st.bestFile)
 	}
-	return m, true, n, err
+	return m, true, st.n, err
+}
+
+// nearest is LookupELF's pass: the symbol New and Lookup would pick for
+// pc among the entries so far.
+type nearest struct {
+	best     Symbol
+	bestName uint32
+	bestFile uint32 // the st_name of its STT_FILE, when hasFile
+	hasFile  bool
+	file     uint32 // the st_name of the last STT_FILE so far
+	seenFile bool
+	found    bool
+	next     uint64 // the least eligible address above pc, if any; ^0 if none
+	n        int    // entries so far
+}
+
+// add takes the next entry, whose st_name is name.
+func (st *nearest) add(s *Symbol, name uint32, pc uint64) {
+	st.n++
+	if s.Kind == KindFile {
+		st.file, st.seenFile = name, true
+		return
+	}
+	if !Eligible(*s) {
+		return
+	}
+	b := &st.best
+	switch {
+	case s.Addr > pc:
+		st.next = min(st.next, s.Addr)
+	// New's order: of the symbols at one address the largest, and of
+	// those the last in the table.
+	case !st.found || s.Addr > b.Addr || s.Addr == b.Addr && s.Size >= b.Size:
+		st.best, st.bestName, st.found = *s, name, true
+		st.bestFile, st.hasFile = st.file, st.seenFile && s.Bind == BindLocal
+	}
+}
+
+// fast is the pass for the common table, little-endian Elf64_Sym entries
+// of a machine without markers or address bits, whose string table ends
+// in a NUL, decoded as Next decodes them; it returns false, having taken
+// part of the entries, at anything else (an entry Next would reject, a
+// partial one), for the generic pass to take all of them.
+func (st *nearest) fast(symtab, strtab []byte, opts ELFOptions, pc uint64) bool {
+	switch opts.Machine {
+	case MachineARM, MachineMIPS, MachineAArch64, MachineRISCV:
+		return false
+	}
+	if !opts.Class64 || opts.BigEndian || len(symtab)%24 != 0 || len(strtab) == 0 || strtab[len(strtab)-1] != 0 {
+		return false
+	}
+	st.next = ^uint64(0)
+	for e := 24; e+24 <= len(symtab); e += 24 { // entry 0 is the null symbol
+		ent := symtab[e : e+24]
+		name := binary.LittleEndian.Uint32(ent)
+		if uint64(name) >= uint64(len(strtab)) {
+			return false
+		}
+		info, shndx := ent[4], binary.LittleEndian.Uint16(ent[6:])
+		s := Symbol{
+			Addr: binary.LittleEndian.Uint64(ent[8:]),
+			Size: binary.LittleEndian.Uint64(ent[16:]),
+			Kind: elfKind(info & 0xf),
+			Bind: elfBind(info >> 4),
+		}
+		s.Defined = shndx != shnUndef && (shndx < shnLoReserve || shndx == shnXIndex) &&
+			!(opts.NumSections != 0 && shndx < shnLoReserve && uint32(shndx) >= opts.NumSections)
+		if opts.Untag {
+			s.Addr = uint64(int64(s.Addr<<8) >> 8)
+		}
+		st.add(&s, name, pc)
+	}
+	return true
 }

@@ -77,12 +77,13 @@ func TestLookupELFRules(t *testing.T) {
 		{"undef", 0x400, 0, elf.STT_FUNC, elf.STB_GLOBAL, 0},
 		{"", 0x500, 0x10, elf.STT_FUNC, elf.STB_GLOBAL, 1},
 		{"last", 0x600, 0, elf.STT_FUNC, elf.STB_GLOBAL, 1},
+		{"far", 0x700, 0, elf.STT_FUNC, elf.STB_GLOBAL, 5}, // past NumSections below
 	}
-	pcs := []uint64{0xff, 0x100, 0x104, 0x108, 0x1ff, 0x200, 0x300, 0x400, 0x4ff, 0x500, 0x50f, 0x510, 0x600, ^uint64(0)}
+	pcs := []uint64{0xff, 0x100, 0x104, 0x108, 0x1ff, 0x200, 0x300, 0x400, 0x4ff, 0x500, 0x50f, 0x510, 0x600, 0x700, ^uint64(0)}
 	for _, machine := range []uint16{0, MachineARM, MachineAArch64, MachineRISCV} {
 		for _, class64 := range []bool{false, true} {
 			tab, strs := buildELF(class64, binary.LittleEndian, syms)
-			opts := ELFOptions{Class64: class64, Machine: machine}
+			opts := ELFOptions{Class64: class64, Machine: machine, NumSections: 2}
 			name := fmt.Sprintf("machine %d class64 %v", machine, class64)
 			checkLookupELF(t, name, tab, strs, opts, pcs)
 			if m, ok, _, _ := LookupELF(tab, strs, opts, 0x104); !ok || m.Name != "second" || m.File != "a.c" || m.End != 0x108 {
@@ -96,6 +97,11 @@ func TestLookupELFRules(t *testing.T) {
 			}
 			binary.LittleEndian.PutUint32(bad[5*ent:], uint32(len(strs)+5))
 			checkLookupELF(t, name+" bad name", bad, strs, opts, pcs)
+			binary.LittleEndian.PutUint32(bad[5*ent:], uint32(len(strs))) // just past the end
+			checkLookupELF(t, name+" name at the end", bad, strs, opts, pcs)
+			if m, ok, _, _ := LookupELF(tab, strs, opts, 0x704); !ok || m.Name != "last" {
+				t.Fatalf("%s: LookupELF(0x704) = %+v, %v; want last (far is in no section)", name, m, ok)
+			}
 			checkLookupELF(t, name+" unterminated", tab, strs[:len(strs)-1], opts, pcs)
 			checkLookupELF(t, name+" truncated", tab[:len(tab)-3], strs, opts, pcs)
 			checkLookupELF(t, name+" no strings", tab, nil, opts, pcs)
