@@ -407,9 +407,13 @@ func (st *nearest) add(s *Symbol, name uint32, pc uint64) {
 		st.file, st.seenFile = name, true
 		return
 	}
-	if !Eligible(*s) {
-		return
+	if eligible(s.Kind, s.Defined, s.Marker) {
+		st.take(s, name, pc)
 	}
+}
+
+// take is add for an Eligible entry.
+func (st *nearest) take(s *Symbol, name uint32, pc uint64) {
 	b := &st.best
 	switch {
 	case s.Addr > pc:
@@ -442,19 +446,29 @@ func (st *nearest) fast(symtab, strtab []byte, opts ELFOptions, pc uint64) bool 
 		if uint64(name) >= uint64(len(strtab)) {
 			return false
 		}
+		st.n++
 		info, shndx := ent[4], binary.LittleEndian.Uint16(ent[6:])
-		s := Symbol{
-			Addr: binary.LittleEndian.Uint64(ent[8:]),
-			Size: binary.LittleEndian.Uint64(ent[16:]),
-			Kind: elfKind(info & 0xf),
-			Bind: elfBind(info >> 4),
+		kind := elfKind(info & 0xf)
+		if kind == KindFile {
+			st.file, st.seenFile = name, true
+			continue
 		}
-		s.Defined = shndx != shnUndef && (shndx < shnLoReserve || shndx == shnXIndex) &&
+		defined := shndx != shnUndef && (shndx < shnLoReserve || shndx == shnXIndex) &&
 			!(opts.NumSections != 0 && shndx < shnLoReserve && uint32(shndx) >= opts.NumSections)
+		if !eligible(kind, defined, false) {
+			continue
+		}
+		s := Symbol{
+			Addr:    binary.LittleEndian.Uint64(ent[8:]),
+			Size:    binary.LittleEndian.Uint64(ent[16:]),
+			Kind:    kind,
+			Bind:    elfBind(info >> 4),
+			Defined: true,
+		}
 		if opts.Untag {
 			s.Addr = uint64(int64(s.Addr<<8) >> 8)
 		}
-		st.add(&s, name, pc)
+		st.take(&s, name, pc)
 	}
 	return true
 }

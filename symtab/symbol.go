@@ -87,11 +87,13 @@ func (b Bind) String() string {
 // file, e.g. a linker-script constant). The section's flags do not matter:
 // LLVM 14 keeps a symbol of a non-SHF_ALLOC section too (later versions
 // drop it), so a FUNC in such a section, at address 0, names low PCs.
-func Eligible(s Symbol) bool {
-	if !s.Defined || s.Marker {
+func Eligible(s Symbol) bool { return eligible(s.Kind, s.Defined, s.Marker) }
+
+func eligible(k Kind, defined, marker bool) bool {
+	if !defined || marker {
 		return false
 	}
-	switch s.Kind {
+	switch k {
 	case KindNone, KindFunc, KindObject, KindIFunc:
 		return true
 	}
