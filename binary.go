@@ -51,6 +51,16 @@ type Binary struct {
 	// times longer, and the table is not built ahead while it runs. A
 	// later lookup builds the table. started is set by every lookup.
 	started, alone, scanned atomic.Bool
+	// scanOnce starts the one-pass lookup of scanPC on another goroutine
+	// (symbolsAhead) or, once symbolAt has run, stops it from starting;
+	// scanReady is closed when that goroutine has set scanned*.
+	scanOnce    sync.Once
+	scanReady   chan struct{}
+	scanPC      uint64
+	scanMatch   symtab.Match
+	scanFound   bool
+	scanErr     error
+	scanHandled bool
 
 	// bg is the goroutines that still read the files after the lookup
 	// that started them returned; Close waits for them.
@@ -203,18 +213,31 @@ var (
 	symbolScans atomic.Int64
 )
 
+// A symbolScanner answers what symbols and symtab.New's Lookup(pc) would,
+// with the same error, without building the table; handled is false when
+// it cannot for this file (elfSource.symbolAt).
+type symbolScanner interface {
+	symbolAt(pc uint64, untag bool) (m symtab.Match, found bool, err error, handled bool)
+}
+
 // symbolAt returns symbols().Lookup(pc), for the first lookup of a binary
 // that is alone without building the table.
 func (b *Binary) symbolAt(pc uint64) (symtab.Match, bool) {
 	if symbolScan && b.alone.Load() && b.scanned.CompareAndSwap(false, true) {
-		if sc, ok := b.src.(interface {
-			symbolAt(pc uint64, untag bool) (symtab.Match, bool, error, bool)
-		}); ok {
-			if m, found, err, handled := sc.symbolAt(pc, b.opts.UntagSymbols); handled {
-				symbolScans.Add(1)
-				b.reportSymbols(err)
-				return m, found
-			}
+		b.scanOnce.Do(func() {}) // too late to start it ahead
+		var m symtab.Match
+		var found, handled bool
+		var err error
+		if b.scanReady != nil && b.scanPC == pc {
+			<-b.scanReady
+			m, found, err, handled = b.scanMatch, b.scanFound, b.scanErr, b.scanHandled
+		} else if sc, ok := b.src.(symbolScanner); ok {
+			m, found, err, handled = sc.symbolAt(pc, b.opts.UntagSymbols)
+		}
+		if handled {
+			symbolScans.Add(1)
+			b.reportSymbols(err)
+			return m, found
 		}
 	}
 	return b.symbols().Lookup(pc)
@@ -223,11 +246,29 @@ func (b *Binary) symbolAt(pc uint64) (symtab.Match, bool) {
 // symbolsAhead starts building the symbol table on another goroutine, once
 // after is closed (at once when nil), for
 // a lookup that will need it once it is done with the DWARF (whose work
-// is on one core for long stretches: one big unit's DIEs). It does
-// nothing on one core, without a symbol table, during a lookup that is
-// alone, or once started or built.
-func (b *Binary) symbolsAhead(after <-chan struct{}) {
-	if b.opts.NoSymbolTable || b.alone.Load() || runtime.GOMAXPROCS(0) < 2 || !slices.Contains(b.namers, namer(symtabNamer{})) {
+// is on one core for long stretches: one big unit's DIEs); during a
+// lookup that is alone, it starts the one-pass lookup of pc instead. It
+// does nothing on one core, without a symbol table, or once started or
+// built.
+func (b *Binary) symbolsAhead(after <-chan struct{}, pc uint64) {
+	if b.opts.NoSymbolTable || runtime.GOMAXPROCS(0) < 2 || !slices.Contains(b.namers, namer(symtabNamer{})) {
+		return
+	}
+	if b.alone.Load() {
+		sc, ok := b.src.(symbolScanner)
+		if !ok || !symbolScan {
+			return
+		}
+		b.scanOnce.Do(func() {
+			b.scanPC, b.scanReady = pc, make(chan struct{})
+			b.bg.Go(func() {
+				if after != nil {
+					<-after
+				}
+				b.scanMatch, b.scanFound, b.scanErr, b.scanHandled = sc.symbolAt(pc, b.opts.UntagSymbols)
+				close(b.scanReady)
+			})
+		})
 		return
 	}
 	b.symAheadOnce.Do(func() {

@@ -33,9 +33,9 @@ type dwarfModule struct {
 
 	aheadOnce sync.Once
 	// ahead, when set, starts building what lookups will need besides
-	// the DWARF (the binary's symbol table) on another goroutine, once
-	// after is closed (at once when nil).
-	ahead func(after <-chan struct{})
+	// the DWARF (the binary's symbol table, or pc's symbol) on another
+	// goroutine, once after is closed (at once when nil).
+	ahead func(after <-chan struct{}, pc uint64)
 	// oneTable is set once a unit took a one-sequence line table;
 	// speculated once a lookup ran speculate.
 	oneTable, speculated atomic.Bool
@@ -349,7 +349,7 @@ func (s *dwarfModule) buildIndex(us *unitState, pc uint64, lineTable func(*dwinf
 	if s.ahead != nil {
 		// The symbol table, on another core, after the line table
 		// (which is needed first).
-		s.ahead(after)
+		s.ahead(after, pc)
 	}
 	lines := func() *linetable.Table {
 		if report {
