@@ -50,6 +50,11 @@ type Answer struct {
 // of sorted addresses that share an answer (the same line-table row,
 // inline chain and symbol, as in profiles) is symbolized once: the later
 // ones cost a comparison and a copy, not a search.
+//
+// A Batch of one address as a Binary's first lookup (a command asked for
+// one address, a crash's one PC) finds its symbol by one pass over the
+// symbol table, without building the table, which the next lookup that
+// needs it builds.
 func (b *Binary) Batch(ctx context.Context, pcs []uint64) iter.Seq2[int, Answer] {
 	return func(yield func(int, Answer) bool) {
 		b.batch(ctx, pcs, func(i int, frames []Frame, err error) bool {
