@@ -9,6 +9,3 @@ func Map(*os.File) (*Mapping, error) { return nil, ErrUnavailable }
 
 // Close does nothing.
 func (m *Mapping) Close() error { return nil }
-
-// Drop does nothing.
-func (m *Mapping) Drop(off, n uint64) {}

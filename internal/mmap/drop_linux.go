@@ -1,0 +1,22 @@
+package mmap
+
+import (
+	"os"
+	"syscall"
+)
+
+// Drop takes the whole pages within Data[off:off+n] out of the process's
+// resident set. Nothing is lost: the bytes stay in the page cache and fault
+// back in if read again. For compressed bytes already inflated, which would
+// otherwise stay resident as long as the mapping.
+func (m *Mapping) Drop(off, n uint64) {
+	if m.Data == nil {
+		return
+	}
+	page := uint64(os.Getpagesize())
+	start := (off + page - 1) &^ (page - 1)
+	end := min(off+n, uint64(len(m.Data))) &^ (page - 1)
+	if start < end {
+		syscall.Madvise(m.Data[start:end], syscall.MADV_DONTNEED) // advice only: errors change nothing
+	}
+}

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package mmap
+
+// Drop does nothing here: only Linux's syscall package has madvise. The
+// pages stay resident as long as the mapping, as any read page would.
+func (m *Mapping) Drop(off, n uint64) {}
