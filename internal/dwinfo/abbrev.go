@@ -308,6 +308,34 @@ func (d *Data) abbrevsFor(off uint64, sz formSizes) (*AbbrevTable, error) {
 	return s.tab, s.err
 }
 
+// countAbbrevs counts the declarations and attribute specifications that
+// parseAbbrevs will read from r, so that it allocates them once; on bad
+// input it stops, and parseAbbrevs finds the error.
+func countAbbrevs(r buf.Reader) (decls, specs int) {
+	for r.Len() > 0 {
+		if r.ULEB() == 0 {
+			break
+		}
+		r.ULEB() // tag
+		r.U8()   // children
+		for r.Err() == nil {
+			at, form := r.ULEB(), r.ULEB()
+			if at == 0 && form == 0 {
+				break
+			}
+			if dw.Form(form) == dw.FormImplicitConst {
+				r.SLEB()
+			}
+			specs++
+		}
+		if r.Err() != nil {
+			break
+		}
+		decls++
+	}
+	return decls, specs
+}
+
 // parseAbbrevs reads declarations until a 0 code or the end of the
 // section (which some producers leave unterminated; LLVM accepts that too)
 // and compiles their skip programs for units of format sz.
@@ -322,8 +350,9 @@ func parseAbbrevs(r buf.Reader, off uint64, sz formSizes) (*AbbrevTable, error) 
 		children   bool
 		start, end int
 	}
-	var decls []decl
-	var specs []AttrSpec
+	nd, ns := countAbbrevs(r)
+	decls := make([]decl, 0, nd)
+	specs := make([]AttrSpec, 0, ns)
 	t := &AbbrevTable{sizes: sz}
 	for r.Len() > 0 {
 		declOff := r.Offset()
@@ -370,7 +399,9 @@ func parseAbbrevs(r buf.Reader, off uint64, sz formSizes) (*AbbrevTable, error) 
 		return nil, r.Err()
 	}
 	// Exact sizes: the table lives as long as the Data.
-	specs = slices.Clone(specs)
+	if cap(specs) != len(specs) {
+		specs = slices.Clone(specs)
+	}
 	t.implicit, t.big = slices.Clip(t.implicit), slices.Clip(t.big)
 	t.list = make([]Abbrev, len(decls))
 	for i, dc := range decls {
