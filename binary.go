@@ -53,7 +53,8 @@ type Binary struct {
 	started, alone, scanned atomic.Bool
 	// scanOnce starts the one-pass lookup of scanPC on another goroutine
 	// (symbolsAhead) or, once symbolAt has run, stops it from starting;
-	// scanReady is closed when that goroutine has set scanned*.
+	// scanReady is closed once that goroutine has set scanMatch,
+	// scanFound, scanErr and scanHandled.
 	scanOnce    sync.Once
 	scanReady   chan struct{}
 	scanPC      uint64
