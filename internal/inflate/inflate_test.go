@@ -575,9 +575,9 @@ func TestReadSizes(t *testing.T) {
 
 func TestAdler32(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
-	// Sizes around the 16-byte steps and the 2^22-byte runs between
+	// Sizes around the 128-byte blocks and the 2^22-byte runs between
 	// reductions; all 0xff is the largest every lane and sum can get.
-	for _, m := range []int{0, 1, 7, 8, 9, 15, 16, 17, 31, 33, 5551, 5552, 5553, 100000, 1<<22 + 17, -100000} {
+	for _, m := range []int{0, 1, 7, 8, 9, 15, 16, 17, 31, 33, 127, 128, 129, 255, 256, 257, 5551, 5552, 5553, 100000, 1<<22 + 17, -100000} {
 		n := max(m, -m)
 		b := make([]byte, n)
 		for i := range b {
