@@ -3,6 +3,7 @@ package inflate
 import (
 	"encoding/binary"
 	"errors"
+	"unsafe"
 )
 
 // The fast loop's margins. One iteration refills the bit buffer at most
@@ -26,21 +27,32 @@ const (
 // the next input bytes, which a later refill ORs in again unchanged; they
 // are cleared on the way out. nbits is exact only in its low 8 bits: the
 // loop subtracts whole table entries from it (see huffman.go).
+//
+// The loop reads in and writes out through unsafe pointers (load, store,
+// put): the loop condition bounds every access (pos <= len(in)-fastIn
+// before an iteration's at most two refills of 7 bytes each and one of 8;
+// o <= len(out)-fastOut before it writes at most fastOut bytes; a match
+// reads only bytes below what it writes, from dist <= o back), and Go's
+// bounds checks there kept enough registers busy that the loop's state
+// went through the stack. checkptr (go test -race, and the fuzz targets
+// with -race) checks each pointer stays inside its slice.
 func (d *Decoder) fast(out []byte, o int) (int, error) {
 	in := d.in
+	ib := unsafe.Pointer(unsafe.SliceData(in))
+	ob := unsafe.Pointer(unsafe.SliceData(out))
 	pos, bits, nbits := d.pos, d.bits, d.nbits
 	lt, dt := &d.lit, &d.dist
 	inEnd, outEnd := len(in)-fastIn, len(out)-fastOut
 	var err error
 	e := lt[bits&(1<<litBits-1)] // needs litBits valid bits: refilled below if not
 	if nbits < litBits && pos <= inEnd {
-		bits |= binary.LittleEndian.Uint64(in[pos:]) << (nbits & 63)
+		bits |= load(ib, pos) << (nbits & 63)
 		pos += int(7 - nbits>>3&7)
 		nbits |= 56
 		e = lt[bits&(1<<litBits-1)]
 	}
 	for pos <= inEnd && o <= outEnd {
-		bits |= binary.LittleEndian.Uint64(in[pos:]) << (nbits & 63)
+		bits |= load(ib, pos) << (nbits & 63)
 		pos += int(7 - nbits>>3&7)
 		nbits |= 56
 
@@ -49,7 +61,7 @@ func (d *Decoder) fast(out []byte, o int) (int, error) {
 			// lookup after them needs 11 more.
 			bits >>= e & 63
 			nbits -= uint(e)
-			out[o] = byte(e >> 16)
+			put(ob, o, byte(e>>16))
 			o++
 			e = lt[bits&(1<<litBits-1)]
 			if e&flagLit == 0 {
@@ -57,7 +69,7 @@ func (d *Decoder) fast(out []byte, o int) (int, error) {
 			}
 			bits >>= e & 63
 			nbits -= uint(e)
-			out[o] = byte(e >> 16)
+			put(ob, o, byte(e>>16))
 			o++
 			e = lt[bits&(1<<litBits-1)]
 			if e&flagLit == 0 {
@@ -65,7 +77,7 @@ func (d *Decoder) fast(out []byte, o int) (int, error) {
 			}
 			bits >>= e & 63
 			nbits -= uint(e)
-			out[o] = byte(e >> 16)
+			put(ob, o, byte(e>>16))
 			o++
 			e = lt[bits&(1<<litBits-1)]
 			continue
@@ -96,7 +108,7 @@ func (d *Decoder) fast(out []byte, o int) (int, error) {
 			if e&flagLit != 0 {
 				bits >>= e & 63
 				nbits -= uint(e)
-				out[o] = byte(e >> 16)
+				put(ob, o, byte(e>>16))
 				o++
 				e = lt[bits&(1<<litBits-1)]
 				continue
@@ -117,7 +129,7 @@ func (d *Decoder) fast(out []byte, o int) (int, error) {
 			length = int(e>>16) + int(saved&(1<<(e&63)-1)>>(e>>8&15))
 			// Up to 11+4+5 bits are gone: refill for the distance
 			// and the next lookup (the low bits stay as they are).
-			bits |= binary.LittleEndian.Uint64(in[pos:]) << (nbits & 63)
+			bits |= load(ib, pos) << (nbits & 63)
 			pos += int(7 - nbits>>3&7)
 			nbits |= 56
 		}
@@ -153,21 +165,22 @@ func (d *Decoder) fast(out []byte, o int) (int, error) {
 		case dist >= 8:
 			// Each 8-byte load reads bytes already written, even
 			// when the match overlaps itself.
-			s := out[src : src+16]
-			t := out[o : o+16]
-			binary.LittleEndian.PutUint64(t, binary.LittleEndian.Uint64(s))
-			binary.LittleEndian.PutUint64(t[8:], binary.LittleEndian.Uint64(s[8:]))
+			store(ob, o, load(ob, src))
+			store(ob, o+8, load(ob, src+8))
 			for o, src = o+16, src+16; o < end; o, src = o+8, src+8 {
-				binary.LittleEndian.PutUint64(out[o:], binary.LittleEndian.Uint64(out[src:]))
-			}
-		case dist == 1:
-			v := uint64(out[src]) * 0x0101010101010101
-			for ; o < end; o += 8 {
-				binary.LittleEndian.PutUint64(out[o:], v)
+				store(ob, o, load(ob, src))
 			}
 		default:
-			for ; o < end; o++ {
-				out[o] = out[o-dist]
+			// A period shorter than 8 bytes: repeat its first dist
+			// bytes across a word, then store the word every
+			// whole number of periods (at most 8 bytes on).
+			v := load(ob, src) & (1<<(8*dist) - 1)
+			v |= v << (8 * dist)
+			v |= v << (16 * dist)
+			v |= v << (32 * dist)
+			step := 8 - 8%dist
+			for ; o < end; o += step {
+				store(ob, o, v)
 			}
 		}
 		o = end
@@ -186,6 +199,21 @@ func (d *Decoder) fast(out []byte, o int) (int, error) {
 		}
 	}
 	return o, nil
+}
+
+// load returns the 8 bytes at p+i, little-endian; store and put write 8
+// and 1 at p+i. Only fast calls them, within the bounds its loop
+// condition ensures.
+func load(p unsafe.Pointer, i int) uint64 {
+	return binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(p, i))[:])
+}
+
+func store(p unsafe.Pointer, i int, v uint64) {
+	binary.LittleEndian.PutUint64((*[8]byte)(unsafe.Add(p, i))[:], v)
+}
+
+func put(p unsafe.Pointer, i int, b byte) {
+	*(*byte)(unsafe.Add(p, i)) = b
 }
 
 // Faults the fast loop hands to fail; plain values, so leaving the loop

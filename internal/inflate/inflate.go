@@ -40,6 +40,11 @@
 // without a preset dictionary and a matching Adler-32 trailer. Bytes after
 // the end of the stream are ignored, as compress/zlib does. Errors are
 // *[Error] values.
+//
+// The fast loop alone reads and writes through unsafe pointers, within
+// bounds its loop condition ensures (fast.go says how); the package's
+// tests and fuzz targets under -race, whose checkptr mode checks every
+// such pointer against its slice, guard it.
 package inflate
 
 import (
