@@ -1,6 +1,7 @@
 // Package inflate decompresses DEFLATE [RFC1951] and zlib [RFC1950]
 // streams held entirely in memory, about three times as fast as
-// compress/flate and within about 1.25x of libdeflate's C.
+// compress/flate and taking 1.1-1.25x libdeflate's CPU time (C, with
+// BMI2) on libradosgw's .debug_info.
 //
 // The speed comes from decoding straight into the caller's buffer: with
 // [Decoder.DecodeTo] the output produced so far is the LZ77 window, so
