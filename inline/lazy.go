@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/symbolize-go/symbolize/internal/dw"
 	"github.com/symbolize-go/symbolize/internal/dwinfo"
 	"github.com/symbolize-go/symbolize/linetable"
 )
@@ -69,21 +70,52 @@ type lazyIndex struct {
 	strs   *strTable
 	others map[uint64]*unitInfo
 	nodes  int
-	// recs keeps the recs of the DIEs that references led to outside
+	// recIdx keeps the recs of the DIEs that references led to outside
 	// the trees read (abstract origins, declarations, other units), by
-	// offset: most trees refer to the same few.
-	recs map[uint64]cachedRec
+	// offset: an index into recs, or -1 where no DIE decodes. Most trees
+	// refer to the same few. (A map of indexes and a dense slice take
+	// about 100 bytes a DIE, a map of recs 150.)
+	recIdx map[uint64]int32
+	recs   []cachedRec
 
 	escaped  atomic.Bool // a tree had a range outside its root's: use full
 	fullOnce sync.Once
 	full     *chains
 }
 
-// cachedRec is a rec kept by a lazy Index, or (ok false) the news that
-// no DIE decodes at its offset.
+// cachedRec is a rec kept by a lazy Index: a rec without the indexes of
+// the recs its references lead to, which are a builder's.
 type cachedRec struct {
-	r  rec
-	ok bool
+	ui                   *unitInfo
+	link, name           uint64
+	origin, spec         uint64
+	file, line           uint32
+	linkStr, nameStr     int32
+	linkClass, nameClass dw.Class
+	flags                recFlags
+}
+
+// keep returns r as a lazy Index keeps it. A DW_FORM_string value is an
+// offset into the builder's inlineStrs, which the next builder does not
+// have: it is interned first.
+func (b *builder) keep(r *rec) cachedRec {
+	if r.linkClass == dw.ClassString {
+		b.str(r, r.linkClass, r.link, &r.linkStr)
+	}
+	if r.nameClass == dw.ClassString {
+		b.str(r, r.nameClass, r.name, &r.nameStr)
+	}
+	return cachedRec{ui: r.ui, link: r.link, name: r.name, origin: r.origin, spec: r.spec,
+		file: r.file, line: r.line, linkStr: r.linkStr, nameStr: r.nameStr,
+		linkClass: r.linkClass, nameClass: r.nameClass, flags: r.flags}
+}
+
+// rec returns c as a builder's rec, its references not looked up.
+func (c *cachedRec) rec() rec {
+	return rec{ui: c.ui, link: c.link, name: c.name, origin: c.origin, spec: c.spec,
+		file: c.file, line: c.line, linkStr: c.linkStr, nameStr: c.nameStr,
+		originRec: refUnresolved, specRec: refUnresolved,
+		linkClass: c.linkClass, nameClass: c.nameClass, flags: c.flags}
 }
 
 // topSpan is one range of the first level.
@@ -108,7 +140,7 @@ type root struct {
 func buildLazy(d *dwinfo.Data, u *dwinfo.Unit, lines func() *linetable.Table, opts *Options) (_ *Index, _ error, ok bool) {
 	lz := &lazyIndex{d: d, u: u, opts: *opts, stopAt: ^uint64(0),
 		strs: newStrTable(), others: map[uint64]*unitInfo{},
-		recs: map[uint64]cachedRec{}}
+		recIdx: map[uint64]int32{}}
 	lz.opts.Lines = nil
 	// The scan marks no DIEs, reads no names and needs no line table: no
 	// bitmap, no strings, no file names.
@@ -444,11 +476,17 @@ func (lz *lazyIndex) tree(r int32) *chains {
 	c.lo, c.hi, c.node = b.m.columns()
 	lz.strs, lz.others = b.strs, b.others
 	for off, i := range b.recIdx {
-		c := cachedRec{ok: i >= 0}
-		if c.ok {
-			c.r = b.recs[i]
+		if i < 0 {
+			lz.recIdx[off] = -1
+			continue
 		}
-		lz.recs[off] = c
+		c := b.keep(&b.recs[i])
+		if j, ok := lz.recIdx[off]; ok && j >= 0 {
+			lz.recs[j] = c // with the strings this tree resolved
+			continue
+		}
+		lz.recIdx[off] = int32(len(lz.recs))
+		lz.recs = append(lz.recs, c)
 	}
 	lz.strs.publish()
 	c.shared = lz.strs

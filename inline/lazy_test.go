@@ -284,7 +284,7 @@ func scanBoth(t *testing.T, d *dwinfo.Data, u *dwinfo.Unit, name string) {
 		ok     bool
 	}
 	run := func(byTag bool) result {
-		lz := &lazyIndex{stopAt: ^uint64(0), strs: newStrTable(), others: map[uint64]*unitInfo{}, recs: map[uint64]cachedRec{}}
+		lz := &lazyIndex{stopAt: ^uint64(0), strs: newStrTable(), others: map[uint64]*unitInfo{}, recIdx: map[uint64]int32{}}
 		b := newBuilderAt(d, u, nil, &Options{}, u.DIEOffset, u.DIEOffset, nil)
 		spans, err, ok := b.scan(lz, byTag)
 		b.release()

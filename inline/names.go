@@ -63,9 +63,10 @@ type builder struct {
 	// Index: strs and others are then the Index's, kept across
 	// expansions, and release must not keep them.
 	shared bool
-	// lzRecs is the lazy Index's cache of the recs decoded where a
-	// reference led outside the trees read (lazy.go), while shared.
-	lzRecs map[uint64]cachedRec
+	// lz is, while shared, the lazy Index whose cache of the recs
+	// decoded where a reference led outside the trees read (lazy.go)
+	// lookupRec consults.
+	lz *lazyIndex
 	// The builder's own strs and others while shared.
 	ownStrs   *strTable
 	ownOthers map[uint64]*unitInfo
@@ -286,7 +287,7 @@ func newBuilderAt(d *dwinfo.Data, u *dwinfo.Unit, lt *linetable.Table, opts *Opt
 		b.shared = true
 		b.ownStrs, b.ownOthers = b.strs, b.others
 		b.strs, b.others = lz.strs, lz.others
-		b.lzRecs = lz.recs
+		b.lz = lz
 	}
 	b.base = base
 	b.d, b.u = d, u
@@ -321,7 +322,7 @@ func (b *builder) release() {
 		b.shared = false
 		b.strs, b.others = b.ownStrs, b.ownOthers
 		b.ownStrs, b.ownOthers = nil, nil
-		b.lzRecs = nil
+		b.lz = nil
 	}
 	b.quiet, b.inner, b.rootRanges = false, b.inner[:0], b.rootRanges[:0]
 	clear(b.loc)
@@ -430,17 +431,18 @@ func (b *builder) lookupRec(off uint64) int32 {
 	if i, ok := b.recIdx[off]; ok {
 		return i
 	}
-	if c, ok := b.lzRecs[off]; ok {
-		// Decoded by an earlier tree of a lazy Index (lazy.go), its
-		// strings interned in the same table.
-		i := int32(-1)
-		if c.ok {
-			i = int32(len(b.recs))
-			c.r.originRec, c.r.specRec = refUnresolved, refUnresolved
-			b.recs = append(b.recs, c.r)
+	if b.lz != nil {
+		if j, ok := b.lz.recIdx[off]; ok {
+			// Decoded by an earlier tree of a lazy Index (lazy.go), its
+			// strings interned in the same table.
+			i := int32(-1)
+			if j >= 0 {
+				i = int32(len(b.recs))
+				b.recs = append(b.recs, b.lz.recs[j].rec())
+			}
+			b.recIdx[off] = i
+			return i
 		}
-		b.recIdx[off] = i
-		return i
 	}
 	i := int32(-1)
 	var ui *unitInfo // nil for the unit being built
