@@ -153,6 +153,11 @@ type chains struct {
 	hi    []uint64
 	node  []int32
 	nodes []node
+	// A lazy Index's tree holds its spans as offsets from base in lo32
+	// and hi32 instead (12 bytes a span), lo and hi then nil, unless an
+	// offset would not fit.
+	base       uint64
+	lo32, hi32 []uint32
 	// strs is the interned names and paths (strs[0] is ""), or, with
 	// shared set (a lazy Index's trees), the strings are shared's.
 	strs   []string
@@ -676,6 +681,9 @@ func (c *chains) find(pc uint64) (n int32, lo, hi uint64) {
 	if c == nil {
 		return n, lo, hi
 	}
+	if c.lo32 != nil {
+		return c.find32(pc)
+	}
 	// i: the last span starting at or below pc (an upper-bound search).
 	j, k := 0, len(c.lo)
 	for j < k {
@@ -699,6 +707,37 @@ func (c *chains) find(pc uint64) (n int32, lo, hi uint64) {
 		// always a clean overlay (see omap.insert), and from there on
 		// the next span answers.
 		hi = min(hi, c.lo[i+1])
+	}
+	return n, lo, hi
+}
+
+// find32 is find over lo32 and hi32.
+func (c *chains) find32(pc uint64) (n int32, lo, hi uint64) {
+	n = -1
+	lo, hi = 0, ^uint64(0)
+	j, k := 0, len(c.lo32)
+	if pc < c.base {
+		k = 0 // every span starts above pc
+	}
+	rel := pc - c.base
+	for j < k {
+		m := int(uint(j+k) >> 1)
+		if uint64(c.lo32[m]) <= rel {
+			j = m + 1
+		} else {
+			k = m
+		}
+	}
+	i := j - 1
+	switch {
+	case i >= 0 && rel < uint64(c.hi32[i]):
+		n = c.node[i]
+		lo, hi = c.base+uint64(c.lo32[i]), c.base+uint64(c.hi32[i])
+	case i >= 0:
+		lo = c.base + uint64(c.hi32[i])
+	}
+	if i+1 < len(c.lo32) {
+		hi = min(hi, c.base+uint64(c.lo32[i+1]))
 	}
 	return n, lo, hi
 }

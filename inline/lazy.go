@@ -473,7 +473,10 @@ func (lz *lazyIndex) tree(r int32) *chains {
 	}
 	escaped := b.escapes()
 	c := &chains{nodes: slices.Clone(b.nodes), unit: u.Offset, dies: b.nodeDies()}
-	c.lo, c.hi, c.node = b.m.columns()
+	var ok bool
+	if c.base, c.lo32, c.hi32, c.node, ok = b.m.columns32(); !ok {
+		c.lo, c.hi, c.node = b.m.columns()
+	}
 	lz.strs, lz.others = b.strs, b.others
 	for off, i := range b.recIdx {
 		if i < 0 {

@@ -169,3 +169,27 @@ func (m *omap) columns() (lo, hi []uint64, node []int32) {
 	}
 	return lo, hi, node
 }
+
+// columns32 returns the entries in key order as offsets from the first
+// key, and false (and nothing) if an end lies below it or an offset does
+// not fit in 32 bits.
+func (m *omap) columns32() (base uint64, lo, hi []uint32, node []int32, ok bool) {
+	if m.n == 0 {
+		return 0, nil, nil, nil, false
+	}
+	base = m.chunks[0][0].lo
+	for _, c := range m.chunks {
+		for _, s := range c {
+			if s.lo-base > 1<<32-1 || s.hi < base || s.hi-base > 1<<32-1 {
+				return 0, nil, nil, nil, false
+			}
+		}
+	}
+	lo, hi, node = make([]uint32, 0, m.n), make([]uint32, 0, m.n), make([]int32, 0, m.n)
+	for _, c := range m.chunks {
+		for _, s := range c {
+			lo, hi, node = append(lo, uint32(s.lo-base)), append(hi, uint32(s.hi-base)), append(node, s.node)
+		}
+	}
+	return base, lo, hi, node, true
+}
