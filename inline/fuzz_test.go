@@ -85,8 +85,8 @@ func FuzzChain(f *testing.F) {
 					break
 				}
 				frames = ix.AppendChain(frames[:0], lo)
-				if len(frames) > len(ix.nodes) {
-					t.Fatalf("chain of %d frames from %d nodes", len(frames), len(ix.nodes))
+				if len(frames) > ix.nodeCount() {
+					t.Fatalf("chain of %d frames from %d nodes", len(frames), ix.nodeCount())
 				}
 			}
 			// The lazy Index on the same unit: at the same PCs, reading

@@ -132,6 +132,65 @@ type node struct {
 // hasLow reports whether low is the DIE's DW_AT_low_pc.
 func (nd *node) hasLow() bool { return nd.dieLow&1 != 0 }
 
+// snode is a node as chains keep it when every field fits, in 36 bytes:
+// low as an offset from chains.lowBase, the parent plus one, and the call
+// site's file, column and discriminator in 16 bits each.
+type snode struct {
+	low                              uint32
+	name, short, startFile           uint32
+	startLine, callLine, dieLow      uint32
+	parent1, callFile, callCol, disc uint16
+}
+
+// compactNodes is whether chains keep snodes where the nodes fit (a
+// variable for tests).
+var compactNodes = true
+
+// setNodes stores nodes in c: as snodes if every one fits, else as a copy.
+func (c *chains) setNodes(nodes []node) {
+	if compactNodes && len(nodes) < 1<<16-1 {
+		base := ^uint64(0)
+		for i := range nodes {
+			base = min(base, nodes[i].low)
+		}
+		fits := true
+		for i := range nodes {
+			nd := &nodes[i]
+			if nd.low-base > 1<<32-1 || nd.callFile > 1<<16-1 || nd.callCol > 1<<16-1 || nd.callDisc > 1<<16-1 {
+				fits = false
+				break
+			}
+		}
+		if fits {
+			s := make([]snode, len(nodes))
+			for i := range nodes {
+				nd := &nodes[i]
+				s[i] = snode{low: uint32(nd.low - base), name: nd.name, short: nd.short, startFile: nd.startFile,
+					startLine: nd.startLine, callLine: nd.callLine, dieLow: nd.dieLow,
+					parent1: uint16(nd.parent + 1), callFile: uint16(nd.callFile), callCol: uint16(nd.callCol), disc: uint16(nd.callDisc)}
+			}
+			c.lowBase, c.small = base, s
+			return
+		}
+	}
+	c.nodes = slices.Clone(nodes)
+}
+
+// nodeAt returns node n.
+func (c *chains) nodeAt(n int32) node {
+	if c.small == nil {
+		return c.nodes[n]
+	}
+	s := &c.small[n]
+	return node{low: c.lowBase + uint64(s.low), parent: int32(s.parent1) - 1,
+		name: s.name, short: s.short, startFile: s.startFile, startLine: s.startLine,
+		callFile: uint32(s.callFile), callLine: s.callLine, callCol: uint32(s.callCol), callDisc: uint32(s.disc),
+		dieLow: s.dieLow}
+}
+
+// nodeCount returns the number of nodes in c.
+func (c *chains) nodeCount() int { return len(c.nodes) + len(c.small) }
+
 // Index answers inline chains for the PCs of one unit. Build it with
 // Build; it is safe for concurrent use (a lazy Index reads a function's
 // tree under a lock, once).
@@ -153,6 +212,9 @@ type chains struct {
 	hi    []uint64
 	node  []int32
 	nodes []node
+	// small is the nodes instead, nodes nil, when they fit (setNodes).
+	lowBase uint64
+	small   []snode
 	// A lazy Index's tree holds its spans as offsets from base in lo32
 	// and hi32 instead (12 bytes a span), lo and hi then nil, unless an
 	// offset would not fit.
@@ -182,6 +244,9 @@ func (c *chains) die(n int32) uint64 {
 	if c.dies != nil {
 		return c.dies[n]
 	}
+	if c.small != nil {
+		return c.unit + uint64(c.small[n].dieLow>>1)
+	}
 	return c.unit + uint64(c.nodes[n].dieLow>>1)
 }
 
@@ -191,7 +256,7 @@ func (ix *Index) Len() int {
 	if ix.lz != nil {
 		return ix.lz.len()
 	}
-	return len(ix.nodes)
+	return ix.nodeCount()
 }
 
 // Build reads the DIE tree of u, a unit loaded from d, and indexes its subprograms and inlined
@@ -234,7 +299,8 @@ func buildChains(d *dwinfo.Data, u *dwinfo.Unit, lt *linetable.Table, opts *Opti
 	}
 	// The builder's slices are scratch: the Index gets exact-size copies.
 	ix := &Index{lt: lt, files: b.own.paths, fileOK: b.own.ok}
-	ix.nodes, ix.strs = slices.Clone(b.nodes), slices.Clone(b.strs.list)
+	ix.setNodes(b.nodes)
+	ix.strs = slices.Clone(b.strs.list)
 	ix.unit, ix.dies = u.Offset, b.nodeDies()
 	ix.lo, ix.hi, ix.node = b.m.columns()
 	return ix, err
@@ -638,16 +704,16 @@ func (ix *Index) AppendChainRange(dst []Frame, pc uint64, limit int) (_ []Frame,
 		}
 		return dst, lo, hi
 	}
-	var inner *node
+	var inner node
 	strs := c.strList()
 	for count := 0; n >= 0 && (limit <= 0 || count < limit); count++ {
-		nd := &c.nodes[n]
+		nd := c.nodeAt(n)
 		f := Frame{
 			Name: strs[nd.name], ShortName: strs[nd.short],
 			StartFile: strs[nd.startFile], StartLine: nd.startLine,
 			StartAddress: nd.low, HasStartAddress: nd.hasLow(),
 		}
-		if inner == nil {
+		if count == 0 {
 			f.File, f.Line, f.Column, f.Discriminator = loc.File, loc.Line, loc.Column, loc.Discriminator
 		} else {
 			if ix.lt != nil {

@@ -472,7 +472,8 @@ func (lz *lazyIndex) tree(r int32) *chains {
 		err = err2
 	}
 	escaped := b.escapes()
-	c := &chains{nodes: slices.Clone(b.nodes), unit: u.Offset, dies: b.nodeDies()}
+	c := &chains{unit: u.Offset, dies: b.nodeDies()}
+	c.setNodes(b.nodes)
 	var ok bool
 	if c.base, c.lo32, c.hi32, c.node, ok = b.m.columns32(); !ok {
 		c.lo, c.hi, c.node = b.m.columns()
@@ -501,7 +502,7 @@ func (lz *lazyIndex) tree(r int32) *chains {
 	if err != nil && err != lz.scanErr {
 		lz.warn(err)
 	}
-	lz.nodes += len(c.nodes)
+	lz.nodes += c.nodeCount()
 	rt.ch.Store(c)
 	return c
 }

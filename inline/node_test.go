@@ -10,6 +10,64 @@ func TestNodeSize(t *testing.T) {
 	if s := unsafe.Sizeof(node{}); s != 48 {
 		t.Errorf("node is %d bytes, want 48", s)
 	}
+	if s := unsafe.Sizeof(snode{}); s != 36 {
+		t.Errorf("snode is %d bytes, want 36", s)
+	}
+}
+
+// TestCompactNodes builds every unit of the fixtures, whole and lazy, with
+// the nodes kept as snodes and as nodes, and requires the same answers and
+// subroutines at every span start and end.
+func TestCompactNodes(t *testing.T) {
+	var checked, compact int
+	for _, path := range fixtures(t) {
+		o, ok := openObject(t, path)
+		if !ok {
+			continue
+		}
+		hs, err := o.d.Headers()
+		if err != nil {
+			continue
+		}
+		for _, h := range hs {
+			u, err := o.d.LoadUnit(h)
+			if err != nil {
+				continue
+			}
+			build := func(lazy bool) *Index {
+				ix, _ := Build(o.d, u, o.table(u), &Options{LineTable: o.table, Lazy: lazy, LazyMinSize: 1})
+				return ix
+			}
+			compactNodes = false
+			want, wantLazy := build(false), build(true)
+			compactNodes = true
+			got, gotLazy := build(false), build(true)
+			if got.small != nil {
+				compact++
+			}
+			var a, b []Frame
+			var pcs []uint64
+			for i := range want.lo {
+				pcs = append(pcs, want.lo[i], want.hi[i]-1)
+			}
+			for _, pc := range pcs {
+				for _, p := range [][2]*Index{{want, got}, {wantLazy, gotLazy}} {
+					a = p[0].AppendChain(a[:0], pc)
+					wd, wok := p[0].Subroutine(pc)
+					b = p[1].AppendChain(b[:0], pc)
+					d, ok := p[1].Subroutine(pc)
+					if !slices.Equal(a, b) || d != wd || ok != wok {
+						t.Fatalf("%s: unit %#x at %#x: %+v %#x %v, want %+v %#x %v", path, h.Offset, pc, b, d, ok, a, wd, wok)
+					}
+					checked++
+				}
+			}
+		}
+	}
+	if checked == 0 || compact == 0 {
+		t.Fatalf("%d lookups, %d compact units", checked, compact)
+	}
+	t.Logf("%d lookups, %d compact units", checked, compact)
 }
 
 // TestBigUnitDies builds every unit of the fixtures as if it were 2 GiB
@@ -39,7 +97,7 @@ func TestBigUnitDies(t *testing.T) {
 			bigUnitMin = 0
 			big, bigLazy := build(false), build(true)
 			bigUnitMin = 1 << 31
-			if big.dies == nil && len(big.nodes) > 0 {
+			if big.dies == nil && big.nodeCount() > 0 {
 				t.Fatalf("%s: unit %#x: no dies built", path, h.Offset)
 			}
 			var a, b []Frame
