@@ -32,7 +32,7 @@ type Binary struct {
 
 	warns warnList
 
-	demangled sync.Map // linkage name -> demangled name
+	demangled demangledCache // linkage name -> demangled name
 
 	symOnce sync.Once
 	syms    *symtab.Table

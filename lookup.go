@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"github.com/symbolize-go/symbolize/inline"
-	"github.com/symbolize-go/symbolize/symtab"
 )
 
 var chainPool = sync.Pool{New: func() any { s := make([]inline.Frame, 0, 16); return &s }}
@@ -235,10 +234,5 @@ func (b *Binary) demangle(name string) string {
 	if !strings.HasPrefix(name, "_Z") && !strings.HasPrefix(name, "___Z") && !strings.HasPrefix(name, "_R") {
 		return name // not mangled (C, Go): nothing to remember
 	}
-	if v, ok := b.demangled.Load(name); ok {
-		return v.(string)
-	}
-	d := symtab.Demangle(name, symtab.StyleLLVM)
-	b.demangled.Store(name, d)
-	return d
+	return b.demangled.get(name)
 }

@@ -80,6 +80,18 @@ func Demangle(name string, style Style) string {
 	return name
 }
 
+// AppendDemangle appends Demangle(name, style) to dst. An Itanium name in
+// StyleLLVM is printed into dst, without the string Demangle allocates.
+func AppendDemangle(dst []byte, name string, style Style) []byte {
+	if style == StyleLLVM && (strings.HasPrefix(name, "_Z") || strings.HasPrefix(name, "___Z")) {
+		if out, st := appendItaniumStatus(dst, name); st == itaniumOK {
+			return out
+		}
+		return append(dst, name...)
+	}
+	return append(dst, Demangle(name, style)...)
+}
+
 // rustLegacyHash returns the "h0123456789abcdef" of a Rust legacy name,
 // _ZN...17h<16 hex digits>E with an optional ".suffix", or "".
 func rustLegacyHash(name string) string {

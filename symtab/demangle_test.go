@@ -50,6 +50,28 @@ func TestDemangle(t *testing.T) {
 	}
 }
 
+// TestAppendDemangle requires Demangle's answers after what dst held, and
+// for an Itanium name in StyleLLVM one allocation fewer.
+func TestAppendDemangle(t *testing.T) {
+	for _, c := range demangleCases {
+		for _, style := range []Style{StyleLLVM, StyleGNU} {
+			got := string(AppendDemangle([]byte("x:"), c.name, style))
+			if want := "x:" + Demangle(c.name, style); got != want {
+				t.Errorf("AppendDemangle(%q, %d) = %q, want %q", c.name, style, got, want)
+			}
+		}
+	}
+	// The printer writes into dst: the one allocation saved is the result.
+	buf := make([]byte, 0, 1024)
+	for _, name := range []string{"_Z3foov", "_ZNSt6vectorIiSaIiEE9push_backERKi"} {
+		d := testing.AllocsPerRun(100, func() { _ = Demangle(name, StyleLLVM) })
+		a := testing.AllocsPerRun(100, func() { buf = AppendDemangle(buf[:0], name, StyleLLVM) })
+		if a != d-1 {
+			t.Errorf("%s: AppendDemangle %v allocations, Demangle %v", name, a, d)
+		}
+	}
+}
+
 // TestDemangleBounded feeds a name whose substitutions expand
 // exponentially; the output must stay within the 1 MiB cap.
 func TestDemangleBounded(t *testing.T) {

@@ -83,28 +83,43 @@ const (
 )
 
 func demangleItaniumStatus(name string) (string, int) {
+	d := demanglerPool.Get().(*idemangler)
+	defer d.release()
+	out, st := d.run(name)
+	return string(out), st
+}
+
+// appendItaniumStatus is demangleItaniumStatus appending the name to dst.
+func appendItaniumStatus(dst []byte, name string) ([]byte, int) {
+	d := demanglerPool.Get().(*idemangler)
+	defer d.release()
+	out, st := d.run(name)
+	return append(dst, out...), st
+}
+
+// run demangles name into d's buffer, which holds the answer until d is
+// released.
+func (d *idemangler) run(name string) ([]byte, int) {
 	// LLVM reads the name as a C string.
 	if i := strings.IndexByte(name, 0); i >= 0 {
 		name = name[:i]
 	}
-	d := demanglerPool.Get().(*idemangler)
-	defer d.release()
 	p := &d.p
 	p.reset(name)
 	root := p.parse()
 	switch {
 	case p.failed:
-		return "", itaniumBounded
+		return nil, itaniumBounded
 	case root == nil:
-		return "", itaniumInvalid
+		return nil, itaniumInvalid
 	}
 	pr := &d.pr
 	*pr = iprinter{buf: pr.buf[:0], packIndex: packNone, packMax: packNone}
 	pr.print(root)
 	if pr.failed {
-		return "", itaniumBounded
+		return nil, itaniumBounded
 	}
-	return string(pr.buf), itaniumOK
+	return pr.buf, itaniumOK
 }
 
 // idemangler is a parser and a printer, kept in demanglerPool so that a
