@@ -343,11 +343,11 @@ func (b *builder) walk() error {
 // DIEs below the first go to b.inner too.
 func (b *builder) walkFrom(er dwinfo.EntryReader, one bool, stopAt uint64) error {
 	u := b.u
-	var (
-		e     dwinfo.Entry
-		stack []pending
-		rgs   []dwinfo.Range
-	)
+	var e dwinfo.Entry
+	// The stack and the ranges are the pooled builder's, kept for the
+	// next walk: a lazy Index walks thousands of small trees.
+	stack, rgs := b.stack[:0], b.rgs[:0]
+	defer func() { b.stack, b.rgs = stack[:0], rgs[:0] }()
 	skipTop := !one && gccC(u)
 	first := true
 	for {

@@ -73,10 +73,11 @@ type lazyIndex struct {
 	// recIdx keeps the recs of the DIEs that references led to outside
 	// the trees read (abstract origins, declarations, other units), by
 	// offset: an index into recs, or -1 where no DIE decodes. Most trees
-	// refer to the same few. (A map of indexes and a dense slice take
-	// about 100 bytes a DIE, a map of recs 150.)
+	// refer to the same few. (A map of indexes and the recs in chunks take
+	// about 100 bytes a DIE, a map of recs 150; chunks, unlike one slice,
+	// leave no outgrown arrays behind.)
 	recIdx map[uint64]int32
-	recs   []cachedRec
+	recs   [][]cachedRec // chunks of recChunk
 
 	escaped  atomic.Bool // a tree had a range outside its root's: use full
 	fullOnce sync.Once
@@ -93,6 +94,23 @@ type cachedRec struct {
 	linkStr, nameStr     int32
 	linkClass, nameClass dw.Class
 	flags                recFlags
+}
+
+// recChunk is the number of recs in a chunk of lazyIndex.recs.
+const recChunk = 512
+
+// rec returns cached rec j.
+func (lz *lazyIndex) rec(j int32) *cachedRec { return &lz.recs[j/recChunk][j%recChunk] }
+
+// addRec keeps c and returns its index.
+func (lz *lazyIndex) addRec(c cachedRec) int32 {
+	k := len(lz.recs) - 1
+	if k < 0 || len(lz.recs[k]) == recChunk {
+		lz.recs = append(lz.recs, make([]cachedRec, 0, recChunk))
+		k++
+	}
+	lz.recs[k] = append(lz.recs[k], c)
+	return int32(k*recChunk + len(lz.recs[k]) - 1)
 }
 
 // keep returns r as a lazy Index keeps it. A DW_FORM_string value is an
@@ -486,11 +504,10 @@ func (lz *lazyIndex) tree(r int32) *chains {
 		}
 		c := b.keep(&b.recs[i])
 		if j, ok := lz.recIdx[off]; ok && j >= 0 {
-			lz.recs[j] = c // with the strings this tree resolved
+			*lz.rec(j) = c // with the strings this tree resolved
 			continue
 		}
-		lz.recIdx[off] = int32(len(lz.recs))
-		lz.recs = append(lz.recs, c)
+		lz.recIdx[off] = lz.addRec(c)
 	}
 	lz.strs.publish()
 	c.shared = lz.strs

@@ -58,6 +58,9 @@ type builder struct {
 
 	// describe's worklist and visited set, kept for reuse.
 	work, seen []int32
+	// walkFrom's stack and ranges, kept for reuse.
+	stack []pending
+	rgs   []dwinfo.Range
 
 	// shared is set while the builder expands one function of a lazy
 	// Index: strs and others are then the Index's, kept across
@@ -438,7 +441,7 @@ func (b *builder) lookupRec(off uint64) int32 {
 			i := int32(-1)
 			if j >= 0 {
 				i = int32(len(b.recs))
-				b.recs = append(b.recs, b.lz.recs[j].rec())
+				b.recs = append(b.recs, b.lz.rec(j).rec())
 			}
 			b.recIdx[off] = i
 			return i
