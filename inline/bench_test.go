@@ -197,7 +197,7 @@ func BenchmarkBuildRGW(b *testing.B) {
 		u := us[i%len(us)]
 		ix, _ := Build(o.d, u, o.table(u), &Options{LineTable: o.table})
 		kept += ix.footprint()
-		spans, nodes = spans+len(ix.lo), nodes+ix.nodeCount()
+		spans, nodes = spans+len(ix.spanLo()), nodes+ix.nodeCount()
 	}
 	b.ReportMetric(float64(kept)/float64(b.N), "ix-B/op")
 	b.ReportMetric(float64(spans)/float64(b.N), "spans/op")
@@ -212,7 +212,7 @@ func BenchmarkBuildRGW(b *testing.B) {
 // not the line table it shares).
 func (ix *Index) footprint() int {
 	n := int(unsafe.Sizeof(*ix)) + cap(ix.nodes)*int(unsafe.Sizeof(node{})) + cap(ix.small)*int(unsafe.Sizeof(snode{})) +
-		8*(cap(ix.lo)+cap(ix.hi)) + 4*cap(ix.node) + 16*(cap(ix.strs)+cap(ix.files)) + cap(ix.fileOK)
+		8*(cap(ix.lo)+cap(ix.hi)) + 4*(cap(ix.lo32)+cap(ix.hi32)) + 4*cap(ix.node) + 16*(cap(ix.strs)+cap(ix.files)) + cap(ix.fileOK)
 	for _, s := range ix.strs {
 		n += len(s)
 	}
@@ -241,8 +241,8 @@ func BenchmarkLazy(b *testing.B) {
 				continue
 			}
 			ix, _ := Build(o.d, u, o.table(u), &Options{LineTable: o.table})
-			if len(ix.lo) > 0 {
-				us = append(us, unitPCs{u, slices.Clone(ix.lo)})
+			if len(ix.spanLo()) > 0 {
+				us = append(us, unitPCs{u, slices.Clone(ix.spanLo())})
 			}
 		}
 		for _, mode := range []string{"whole", "lazy"} {

@@ -80,7 +80,7 @@ func FuzzChain(f *testing.F) {
 			}
 			ix, _ := Build(d, u, nil, nil)
 			frames = ix.AppendChain(frames[:0], pc)
-			for i, lo := range ix.lo {
+			for i, lo := range ix.spanLo() {
 				if i == 64 {
 					break
 				}
@@ -95,7 +95,7 @@ func FuzzChain(f *testing.F) {
 			scanBoth(t, d, u, "fuzz")
 			frames = lz.AppendChain(frames[:0], pc)
 			lz.Subroutine(pc)
-			for i, lo := range ix.lo {
+			for i, lo := range ix.spanLo() {
 				if i == 64 {
 					break
 				}

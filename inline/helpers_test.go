@@ -183,3 +183,27 @@ func samplePCs(syms []funcSym, max int) []uint64 {
 	}
 	return out
 }
+
+// spanLo returns the starts of c's spans, however c holds them.
+func (c *chains) spanLo() []uint64 {
+	if c.lo32 == nil {
+		return c.lo
+	}
+	lo := make([]uint64, len(c.lo32))
+	for i, v := range c.lo32 {
+		lo[i] = c.base + uint64(v)
+	}
+	return lo
+}
+
+// spanHi returns the ends of c's spans, however c holds them.
+func (c *chains) spanHi() []uint64 {
+	if c.hi32 == nil {
+		return c.hi
+	}
+	hi := make([]uint64, len(c.hi32))
+	for i, v := range c.hi32 {
+		hi[i] = c.base + uint64(v)
+	}
+	return hi
+}

@@ -215,9 +215,9 @@ type chains struct {
 	// small is the nodes instead, nodes nil, when they fit (setNodes).
 	lowBase uint64
 	small   []snode
-	// A lazy Index's tree holds its spans as offsets from base in lo32
-	// and hi32 instead (12 bytes a span), lo and hi then nil, unless an
-	// offset would not fit.
+	// The spans are held as offsets from base in lo32 and hi32 instead
+	// (12 bytes a span), lo and hi then nil, unless an offset would not
+	// fit (omap.columns32).
 	base       uint64
 	lo32, hi32 []uint32
 	// strs is the interned names and paths (strs[0] is ""), or, with
@@ -302,7 +302,10 @@ func buildChains(d *dwinfo.Data, u *dwinfo.Unit, lt *linetable.Table, opts *Opti
 	ix.setNodes(b.nodes)
 	ix.strs = slices.Clone(b.strs.list)
 	ix.unit, ix.dies = u.Offset, b.nodeDies()
-	ix.lo, ix.hi, ix.node = b.m.columns()
+	var ok bool
+	if ix.base, ix.lo32, ix.hi32, ix.node, ok = b.m.columns32(); !ok {
+		ix.lo, ix.hi, ix.node = b.m.columns()
+	}
 	return ix, err
 }
 

@@ -61,8 +61,9 @@ func TestLazyMatchesWhole(t *testing.T) {
 				lazyUnits++
 			}
 			var list []uint64
-			for i := range whole.lo {
-				list = append(list, whole.lo[i], whole.hi[i]-1, whole.hi[i])
+			wlo, whi := whole.spanLo(), whole.spanHi()
+			for i := range wlo {
+				list = append(list, wlo[i], whi[i]-1, whi[i])
 			}
 			list = append(list, syms...)
 			slices.Sort(list)
@@ -123,22 +124,23 @@ func TestLazyConcurrent(t *testing.T) {
 			continue
 		}
 		whole, _ := Build(o.d, u, o.table(u), &Options{LineTable: o.table})
-		if len(whole.lo) == 0 {
+		wlo := whole.spanLo()
+		if len(wlo) == 0 {
 			continue
 		}
 		tab := o.table(u)
 		lazy, _ := Build(o.d, u, tab, &Options{Lazy: true, LazyMinSize: 1})
-		want := make([][]Frame, len(whole.lo))
-		for i, pc := range whole.lo {
+		want := make([][]Frame, len(wlo))
+		for i, pc := range wlo {
 			want[i] = whole.AppendChain(nil, pc)
 		}
 		errs := make(chan string, 4)
 		for g := range 4 {
 			go func() {
-				order := rand.New(rand.NewPCG(uint64(g), 7)).Perm(len(whole.lo))
+				order := rand.New(rand.NewPCG(uint64(g), 7)).Perm(len(wlo))
 				var fs []Frame
 				for _, i := range order {
-					fs = lazy.AppendChain(fs[:0], whole.lo[i])
+					fs = lazy.AppendChain(fs[:0], wlo[i])
 					if !slices.Equal(fs, want[i]) {
 						errs <- "differs"
 						return

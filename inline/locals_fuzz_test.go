@@ -63,7 +63,7 @@ func FuzzLocals(f *testing.F) {
 			check(ls)
 			ix, _ := Build(d, u, nil, nil)
 			pcs := []uint64{pc}
-			for i, lo := range ix.lo {
+			for i, lo := range ix.spanLo() {
 				if i == 32 {
 					break
 				}

@@ -47,8 +47,9 @@ func TestCompactNodes(t *testing.T) {
 			}
 			var a, b []Frame
 			var pcs []uint64
-			for i := range want.lo {
-				pcs = append(pcs, want.lo[i], want.hi[i]-1)
+			wlo, whi := want.spanLo(), want.spanHi()
+			for i := range wlo {
+				pcs = append(pcs, wlo[i], whi[i]-1)
 			}
 			for _, pc := range pcs {
 				for _, p := range [][2]*Index{{want, got}, {wantLazy, gotLazy}} {
@@ -101,7 +102,7 @@ func TestBigUnitDies(t *testing.T) {
 				t.Fatalf("%s: unit %#x: no dies built", path, h.Offset)
 			}
 			var a, b []Frame
-			for _, pc := range want.lo {
+			for _, pc := range want.spanLo() {
 				a = want.AppendChain(a[:0], pc)
 				wd, wok := want.Subroutine(pc)
 				for _, ix := range []*Index{big, bigLazy} {

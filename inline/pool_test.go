@@ -42,11 +42,11 @@ func TestBuildReuse(t *testing.T) {
 	for i := len(first) - 1; i >= 0; i-- {
 		f := first[i]
 		again, _ := Build(f.o.d, f.u, f.o.table(f.u), &Options{LineTable: f.o.table})
-		if again.Len() != f.ix.Len() || !slices.Equal(again.lo, f.ix.lo) || !slices.Equal(again.hi, f.ix.hi) || !slices.Equal(again.node, f.ix.node) {
+		if again.Len() != f.ix.Len() || !slices.Equal(again.spanLo(), f.ix.spanLo()) || !slices.Equal(again.spanHi(), f.ix.spanHi()) || !slices.Equal(again.node, f.ix.node) {
 			t.Fatalf("index %d: rebuild has %d nodes and %d spans, first %d and %d",
-				i, again.Len(), len(again.lo), f.ix.Len(), len(f.ix.lo))
+				i, again.Len(), len(again.spanLo()), f.ix.Len(), len(f.ix.spanLo()))
 		}
-		for _, lo := range f.ix.lo {
+		for _, lo := range f.ix.spanLo() {
 			a = f.ix.AppendChain(a[:0], lo)
 			b = again.AppendChain(b[:0], lo)
 			if !slices.Equal(a, b) {
