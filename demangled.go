@@ -36,15 +36,24 @@ type demangledShard struct {
 	// chunk is the tail of the chunk being filled: its bytes up to len
 	// back strings already handed out and are never written again.
 	chunk []byte
-	next  int    // size of the next chunk
-	buf   []byte // scratch for the demangler
+	next  int // size of the next chunk
 	_     [64]byte
 }
 
-// get returns symtab.Demangle(name, symtab.StyleLLVM), demangling it once.
-// The answer is name itself where the demangler leaves the name as it is.
+// get returns symtab.Demangle(name, symtab.StyleLLVM), demangling it once
+// (or, when two workers meet on a new name, twice). The answer is name
+// itself where the demangler leaves the name as it is. The shard's lock is
+// not held while demangling.
 func (c *demangledCache) get(name string) string {
 	s := &c.shards[maphash.String(demangledSeed, name)%demangledShards]
+	s.mu.Lock()
+	d, ok := s.names[name]
+	s.mu.Unlock()
+	if ok {
+		return d
+	}
+	var tmp [1024]byte
+	out := symtab.AppendDemangle(tmp[:0], name, symtab.StyleLLVM)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if d, ok := s.names[name]; ok {
@@ -53,15 +62,11 @@ func (c *demangledCache) get(name string) string {
 	if s.names == nil {
 		s.names = make(map[string]string)
 	}
-	s.buf = symtab.AppendDemangle(s.buf[:0], name, symtab.StyleLLVM)
-	d := name
-	if string(s.buf) != name {
-		d = s.keep(s.buf)
+	d = name
+	if string(out) != name {
+		d = s.keep(out)
 	}
 	s.names[name] = d
-	if cap(s.buf) > demangledChunkMax {
-		s.buf = nil // an outsize name's scratch is not kept
-	}
 	return d
 }
 
