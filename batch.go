@@ -322,6 +322,13 @@ func (c *chunkResult) reset() {
 }
 
 func (c *chunkResult) fill(b *Binary, pcs []uint64) {
+	// Room for the frames the last chunk of b took, and an eighth more:
+	// a chunk that grew its frames by appending would leave arrays of
+	// about its final size behind (a chunk's frames take a megabyte).
+	if want := int(b.chunkFrames.Load()) * (len(pcs) + 1) / batchChunk; cap(c.frames) < want {
+		c.frames = make([]Frame, 0, want+want/8)
+	}
+	defer func() { b.chunkFrames.Store(int64(len(c.frames)) * batchChunk / int64(len(pcs)+1)) }()
 	// [lo, hi) is where the previous address's answer holds too: sorted
 	// addresses that stay inside it reuse that answer without a search.
 	var lo, hi, prevPC uint64

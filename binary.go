@@ -33,6 +33,9 @@ type Binary struct {
 	warns warnList
 
 	demangled demangledCache // linkage name -> demangled name
+	// chunkFrames is the number of frames the last chunk of a batch
+	// took, scaled to a chunk of batchChunk addresses (batch.go).
+	chunkFrames atomic.Int64
 
 	symOnce sync.Once
 	syms    *symtab.Table
