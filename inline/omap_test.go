@@ -65,6 +65,15 @@ func checkOmap(t *testing.T, ops [][2]uint64) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("ops %v:\n got %v\nwant %v", ops, got, want)
 	}
+	// The map's spans as offsets answer as the spans whole.
+	var wide, narrow chains
+	wide.lo, wide.hi, wide.node = m.columns()
+	var ok bool
+	if narrow.base, narrow.lo32, narrow.hi32, narrow.node, ok = m.columns32(); ok {
+		for pc := range uint64(260) {
+			checkFind(t, &wide, &narrow, pc)
+		}
+	}
 }
 
 func TestOmapMatchesModel(t *testing.T) {
