@@ -207,3 +207,22 @@ func (c *chains) spanHi() []uint64 {
 	}
 	return hi
 }
+
+// eachUnit calls f with every unit of every fixture that loads.
+func eachUnit(t testing.TB, f func(path string, o *object, h dwinfo.Header, u *dwinfo.Unit)) {
+	for _, path := range fixtures(t) {
+		o, ok := openObject(t, path)
+		if !ok {
+			continue
+		}
+		hs, err := o.d.Headers()
+		if err != nil {
+			continue
+		}
+		for _, h := range hs {
+			if u, err := o.d.LoadUnit(h); err == nil {
+				f(path, o, h, u)
+			}
+		}
+	}
+}

@@ -249,27 +249,13 @@ func TestLazySynth(t *testing.T) {
 // does.
 func TestScanCodes(t *testing.T) {
 	units, bySet := 0, 0
-	for _, path := range fixtures(t) {
-		o, ok := openObject(t, path)
-		if !ok {
-			continue
+	eachUnit(t, func(path string, o *object, h dwinfo.Header, u *dwinfo.Unit) {
+		units++
+		if _, ok := scanCodes(u); ok {
+			bySet++
 		}
-		hs, err := o.d.Headers()
-		if err != nil {
-			continue
-		}
-		for _, h := range hs {
-			u, err := o.d.LoadUnit(h)
-			if err != nil {
-				continue
-			}
-			units++
-			if _, ok := scanCodes(u); ok {
-				bySet++
-			}
-			scanBoth(t, o.d, u, path)
-		}
-	}
+		scanBoth(t, o.d, u, path)
+	})
 	t.Logf("%d units, %d scanned by code sets", units, bySet)
 }
 

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 	"unsafe"
+
+	"github.com/symbolize-go/symbolize/internal/dwinfo"
 )
 
 func TestNodeSize(t *testing.T) {
@@ -20,51 +22,37 @@ func TestNodeSize(t *testing.T) {
 // subroutines at every span start and end.
 func TestCompactNodes(t *testing.T) {
 	var checked, compact int
-	for _, path := range fixtures(t) {
-		o, ok := openObject(t, path)
-		if !ok {
-			continue
+	eachUnit(t, func(path string, o *object, h dwinfo.Header, u *dwinfo.Unit) {
+		build := func(lazy bool) *Index {
+			ix, _ := Build(o.d, u, o.table(u), &Options{LineTable: o.table, Lazy: lazy, LazyMinSize: 1})
+			return ix
 		}
-		hs, err := o.d.Headers()
-		if err != nil {
-			continue
+		compactNodes = false
+		want, wantLazy := build(false), build(true)
+		compactNodes = true
+		got, gotLazy := build(false), build(true)
+		if got.small != nil {
+			compact++
 		}
-		for _, h := range hs {
-			u, err := o.d.LoadUnit(h)
-			if err != nil {
-				continue
-			}
-			build := func(lazy bool) *Index {
-				ix, _ := Build(o.d, u, o.table(u), &Options{LineTable: o.table, Lazy: lazy, LazyMinSize: 1})
-				return ix
-			}
-			compactNodes = false
-			want, wantLazy := build(false), build(true)
-			compactNodes = true
-			got, gotLazy := build(false), build(true)
-			if got.small != nil {
-				compact++
-			}
-			var a, b []Frame
-			var pcs []uint64
-			wlo, whi := want.spanLo(), want.spanHi()
-			for i := range wlo {
-				pcs = append(pcs, wlo[i], whi[i]-1)
-			}
-			for _, pc := range pcs {
-				for _, p := range [][2]*Index{{want, got}, {wantLazy, gotLazy}} {
-					a = p[0].AppendChain(a[:0], pc)
-					wd, wok := p[0].Subroutine(pc)
-					b = p[1].AppendChain(b[:0], pc)
-					d, ok := p[1].Subroutine(pc)
-					if !slices.Equal(a, b) || d != wd || ok != wok {
-						t.Fatalf("%s: unit %#x at %#x: %+v %#x %v, want %+v %#x %v", path, h.Offset, pc, b, d, ok, a, wd, wok)
-					}
-					checked++
+		var a, b []Frame
+		var pcs []uint64
+		wlo, whi := want.spanLo(), want.spanHi()
+		for i := range wlo {
+			pcs = append(pcs, wlo[i], whi[i]-1)
+		}
+		for _, pc := range pcs {
+			for _, p := range [][2]*Index{{want, got}, {wantLazy, gotLazy}} {
+				a = p[0].AppendChain(a[:0], pc)
+				wd, wok := p[0].Subroutine(pc)
+				b = p[1].AppendChain(b[:0], pc)
+				d, ok := p[1].Subroutine(pc)
+				if !slices.Equal(a, b) || d != wd || ok != wok {
+					t.Fatalf("%s: unit %#x at %#x: %+v %#x %v, want %+v %#x %v", path, h.Offset, pc, b, d, ok, a, wd, wok)
 				}
+				checked++
 			}
 		}
-	}
+	})
 	if checked == 0 || compact == 0 {
 		t.Fatalf("%d lookups, %d compact units", checked, compact)
 	}
@@ -76,46 +64,32 @@ func TestCompactNodes(t *testing.T) {
 // the answers and subroutines of the usual Index.
 func TestBigUnitDies(t *testing.T) {
 	var checked int
-	for _, path := range fixtures(t) {
-		o, ok := openObject(t, path)
-		if !ok {
-			continue
+	eachUnit(t, func(path string, o *object, h dwinfo.Header, u *dwinfo.Unit) {
+		build := func(lazy bool) *Index {
+			ix, _ := Build(o.d, u, o.table(u), &Options{LineTable: o.table, Lazy: lazy, LazyMinSize: 1})
+			return ix
 		}
-		hs, err := o.d.Headers()
-		if err != nil {
-			continue
+		want := build(false)
+		bigUnitMin = 0
+		big, bigLazy := build(false), build(true)
+		bigUnitMin = 1 << 31
+		if big.dies == nil && big.nodeCount() > 0 {
+			t.Fatalf("%s: unit %#x: no dies built", path, h.Offset)
 		}
-		for _, h := range hs {
-			u, err := o.d.LoadUnit(h)
-			if err != nil {
-				continue
-			}
-			build := func(lazy bool) *Index {
-				ix, _ := Build(o.d, u, o.table(u), &Options{LineTable: o.table, Lazy: lazy, LazyMinSize: 1})
-				return ix
-			}
-			want := build(false)
-			bigUnitMin = 0
-			big, bigLazy := build(false), build(true)
-			bigUnitMin = 1 << 31
-			if big.dies == nil && big.nodeCount() > 0 {
-				t.Fatalf("%s: unit %#x: no dies built", path, h.Offset)
-			}
-			var a, b []Frame
-			for _, pc := range want.spanLo() {
-				a = want.AppendChain(a[:0], pc)
-				wd, wok := want.Subroutine(pc)
-				for _, ix := range []*Index{big, bigLazy} {
-					b = ix.AppendChain(b[:0], pc)
-					d, ok := ix.Subroutine(pc)
-					if !slices.Equal(a, b) || d != wd || ok != wok {
-						t.Fatalf("%s: unit %#x at %#x: %+v %#x %v, want %+v %#x %v", path, h.Offset, pc, b, d, ok, a, wd, wok)
-					}
-					checked++
+		var a, b []Frame
+		for _, pc := range want.spanLo() {
+			a = want.AppendChain(a[:0], pc)
+			wd, wok := want.Subroutine(pc)
+			for _, ix := range []*Index{big, bigLazy} {
+				b = ix.AppendChain(b[:0], pc)
+				d, ok := ix.Subroutine(pc)
+				if !slices.Equal(a, b) || d != wd || ok != wok {
+					t.Fatalf("%s: unit %#x at %#x: %+v %#x %v, want %+v %#x %v", path, h.Offset, pc, b, d, ok, a, wd, wok)
 				}
+				checked++
 			}
 		}
-	}
+	})
 	if checked == 0 {
 		t.Fatal("no address checked")
 	}
