@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/symbolize-go/symbolize/internal/buf"
 	"github.com/symbolize-go/symbolize/internal/mmap"
@@ -86,13 +87,18 @@ type File struct {
 	closer io.Closer   // owned by Open; nil otherwise
 	opts   Options
 	byName map[string]*Section
+
+	anonMu sync.Mutex
+	anon   [][]byte // inflated sections' memory outside the heap (alloc), freed by Close
 }
 
 // Open opens the named ELF file. Unless opts.NoMmap is set, the file is
 // memory-mapped where the platform allows it, and the data of uncompressed
 // sections aliases the mapping: it must not be used after Close (and, as
 // with any mapping, a file truncated by another process while mapped
-// faults on access). Decompressed data is on the heap and stays valid.
+// faults on access). Decompressed data of a mapped file is held outside
+// the Go heap and released by Close as well; with NoMmap it is on the
+// heap and stays valid.
 func Open(path string, opts *Options) (*File, error) {
 	var o Options
 	if opts != nil {
@@ -157,15 +163,18 @@ func NewReaderAt(r io.ReaderAt, size int64, opts *Options) (*File, error) {
 	return newFile(nil, r, uint64(size), &o)
 }
 
-// Close releases the file opened by Open (unmapping it). It does nothing
-// for files made by NewBytes or NewReaderAt.
+// Close releases the file opened by Open or NewLocated (unmapping it, and
+// the inflated sections of a mapped file). It does nothing for files made
+// by NewBytes or NewReaderAt.
 func (f *File) Close() error {
 	if f.closer == nil {
 		return nil
 	}
 	c := f.closer
 	f.closer = nil
-	return c.Close()
+	err := c.Close()
+	f.freeAnon()
+	return err
 }
 
 // Section returns the section called name, or nil. A name ".debug_X" also

@@ -16,3 +16,40 @@ func (f *File) dropPayload(off, n uint64) {
 type dropper interface{ Drop(off, n uint64) }
 
 var _ dropper = (*mmap.Mapping)(nil)
+
+// mapper is a closer that can say whether the file is mapped: a
+// *mmap.Mapping from Open, or a *locate.File from NewLocated.
+type mapper interface{ Mapped() bool }
+
+var _ mapper = (*mmap.Mapping)(nil)
+
+// alloc returns n zeroed bytes for a section's inflated data. For a
+// mapped file they are anonymous memory outside the Go heap, released by
+// Close: the section data of a mapped file is already invalid after
+// Close, and inflated sections are the largest buffers we hold (hundreds
+// of MB for a distribution debug file), which on the heap would raise
+// the garbage collector's goal by as much, and with it the peak of
+// garbage kept around. Other files get heap memory, valid as long as it
+// is referenced.
+func (f *File) alloc(n uint64) []byte {
+	if m, ok := f.closer.(mapper); ok && m.Mapped() && n > 0 && uint64(int(n)) == n {
+		if b := mmap.Anon(int(n)); b != nil {
+			f.anonMu.Lock()
+			f.anon = append(f.anon, b)
+			f.anonMu.Unlock()
+			return b
+		}
+	}
+	return make([]byte, n)
+}
+
+// freeAnon releases what alloc took outside the heap.
+func (f *File) freeAnon() {
+	f.anonMu.Lock()
+	a := f.anon
+	f.anon = nil
+	f.anonMu.Unlock()
+	for _, b := range a {
+		mmap.Free(b)
+	}
+}

@@ -190,8 +190,9 @@ func (s *Section) HasData() bool {
 // the cached bytes. A zlib section of 8 MiB or more that nothing was
 // inflated of yet inflates on runtime.GOMAXPROCS cores, with the same
 // result. For an uncompressed section of a mapped or in-memory
-// file the result aliases the file and costs nothing; do not modify it,
-// and do not use it after File.Close if the file was mapped.
+// file the result aliases the file and costs nothing; do not modify it.
+// No section data of a mapped file, inflated or not, may be used after
+// File.Close: inflated data is held outside the heap until then.
 // An SHT_NOBITS section has no data in the file: Data returns an error.
 // A debug section of an ET_REL file comes with its relocations applied
 // (see Relocated and RelocationErr); the bytes they change are a copy.
@@ -300,7 +301,7 @@ func (s *Section) inflate(want uint64) error {
 			// while a lying header costs at most 16x its stream.
 			c := max(uint64(2*cap(s.out)), chunk, min(s.Size, 16*s.payloadLen))
 			c = min(c, s.Size)
-			nb := make([]byte, len(s.out), c)
+			nb := s.f.alloc(c)[:len(s.out)]
 			copy(nb, s.out)
 			s.out = nb
 		}
@@ -364,7 +365,7 @@ func (s *Section) inflateParallel() error {
 	}
 	d := r.(*inflate.Decoder)
 	s.stream = d
-	out := make([]byte, s.Size)
+	out := s.f.alloc(s.Size)
 	m, err := d.DecodeParallel(out, 0)
 	s.out = out[:m]
 	s.f.dropPayload(s.payloadOff, uint64(d.Consumed()))

@@ -138,6 +138,13 @@ func (f *File) Drop(off, n uint64) {
 	}
 }
 
+// Mapped reports whether Data aliases a mapping of the file, which Close
+// releases.
+func (f *File) Mapped() bool {
+	m, ok := f.closer.(*mmap.Mapping)
+	return ok && m.Mapped()
+}
+
 // Close releases the file. A second Close does nothing.
 func (f *File) Close() error {
 	c := f.closer

@@ -1,5 +1,7 @@
 // Package mmap maps files read-only into memory, for the packages that
-// hand out section bytes without copying them (elfx, locate).
+// hand out section bytes without copying them (elfx, locate), and hands
+// out anonymous memory outside the Go heap for large buffers whose
+// lifetime is a mapped file's (elfx's inflated sections).
 package mmap
 
 import "errors"
@@ -12,3 +14,6 @@ var ErrUnavailable = errors.New("mmap unavailable")
 type Mapping struct {
 	Data []byte // the file's bytes; nil after Close
 }
+
+// Mapped reports whether m still maps its file (it has not been closed).
+func (m *Mapping) Mapped() bool { return m.Data != nil }

@@ -1,0 +1,69 @@
+package elfx
+
+import (
+	"bytes"
+	"debug/elf"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// TestInflatedOffHeap: the inflated sections of a mapped file live in
+// anonymous memory that Close releases, with the same bytes as the heap
+// copy NoMmap gives; a file that is not mapped keeps heap memory. Both the
+// serial path (a prefix first, then the rest, growing the buffer) and the
+// parallel whole-section path are covered.
+func TestInflatedOffHeap(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("anonymous mappings are used on unix; checked on linux")
+	}
+	if runtime.GOMAXPROCS(0) < 2 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	}
+	raw := words(12<<20, 3)
+	te := &telf{is64: true, secs: []tsec{
+		{name: ".debug_info", typ: elf.SHT_PROGBITS, flags: elf.SHF_COMPRESSED, data: compressed(true, false, CompressZlib, raw)},
+		{name: ".debug_line", typ: elf.SHT_PROGBITS, flags: elf.SHF_COMPRESSED, data: compressed(true, false, CompressZlib, raw[:3<<20])},
+	}}
+	path := filepath.Join(t.TempDir(), "z.elf")
+	if err := os.WriteFile(path, te.bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, noMmap := range []bool{false, true} {
+		f, err := Open(path, &Options{NoMmap: noMmap})
+		if err != nil {
+			t.Fatal(err)
+		}
+		info := f.Section(".debug_info")
+		if !info.parallelOK() {
+			t.Fatal("a fresh 12 MB zlib section does not take the parallel path")
+		}
+		got, err := info.Data()
+		if err != nil || !bytes.Equal(got, raw) {
+			t.Fatalf("NoMmap %v: .debug_info differs (err %v)", noMmap, err)
+		}
+		line := f.Section(".debug_line")
+		if p, err := line.Prefix(100); err != nil || !bytes.Equal(p, raw[:len(p)]) {
+			t.Fatalf("NoMmap %v: .debug_line prefix differs (err %v)", noMmap, err)
+		}
+		if got, err := line.Data(); err != nil || !bytes.Equal(got, raw[:3<<20]) {
+			t.Fatalf("NoMmap %v: .debug_line differs (err %v)", noMmap, err)
+		}
+		f.anonMu.Lock()
+		n := len(f.anon)
+		f.anonMu.Unlock()
+		switch {
+		case noMmap && n != 0:
+			t.Errorf("a file read with NoMmap put %d inflated sections outside the heap", n)
+		case !noMmap && n < 2:
+			t.Errorf("a mapped file put %d buffers outside the heap; want one per inflated section at least", n)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if f.anon != nil {
+			t.Errorf("NoMmap %v: Close left %d buffers", noMmap, len(f.anon))
+		}
+	}
+}
