@@ -28,7 +28,7 @@ cat >"$P/overlay.json" <<EOF
 }}
 EOF
 BIN=$WORK/addr2line-prof
-go build -overlay "$P/overlay.json" -o "$BIN" ./examples/addr2line
+CGO_ENABLED=0 go build -overlay "$P/overlay.json" -o "$BIN" ./examples/addr2line # as README.md builds it
 go build -o "$WORK/benchtool" ./bench/benchtool
 BT=$WORK/benchtool
 

@@ -29,7 +29,8 @@ cd "$REPO"
 # Named so that it runs as llvm-symbolizer (as addr2line it would take
 # llvm-addr2line's defaults).
 if [[ -z ${OURS:-} ]]; then
-	go build -o "$WORK/llvm-symbolizer" ./examples/addr2line
+	# Built as README.md says: static, without cgo.
+	CGO_ENABLED=0 go build -o "$WORK/llvm-symbolizer" ./examples/addr2line
 else
 	# The command takes llvm-addr2line's defaults (no demangling, no
 	# columns) when its base name contains "addr2line": a build given as
