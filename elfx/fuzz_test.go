@@ -80,6 +80,7 @@ func FuzzDecompress(f *testing.F) {
 	}
 	f.Add(uint8(CompressZlib), uint64(0), uint64(0), zlibBytes(nil))
 	f.Add(uint8(CompressZstd), uint64(0), uint64(1), zstdRaw(nil))
+	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, kind uint8, declared, n uint64, payload []byte) {
 		c := Compression(kind%3 + 1)
 		defer watchdog(fmt.Sprintf("kind=%d declared=%d n=%d payload=%x", kind, declared, n, payload))()
@@ -102,6 +103,18 @@ func FuzzDecompress(f *testing.F) {
 		s := file.Section(".debug_info")
 		p, perr := s.Prefix(n)
 		d, derr := s.Data()
+		// A mapped file inflates into memory outside the heap: the same
+		// bytes and errors, the memory released by Close.
+		mapped := mappedCopy(t, dir, te.bytes())
+		defer mapped.Close()
+		ms := mapped.Section(".debug_info")
+		mp, mperr := ms.Prefix(n)
+		md, mderr := ms.Data()
+		want := min(n, s.Size)
+		if (mperr == nil) != (perr == nil) || mperr == nil && (uint64(len(mp)) < want || uint64(len(p)) < want ||
+			!bytes.Equal(mp[:want], p[:want])) || (mderr == nil) != (derr == nil) || !bytes.Equal(md, d) {
+			t.Fatalf("the mapped file disagrees: Prefix %v / %v, Data %v / %v", mperr, perr, mderr, derr)
+		}
 		if perr == nil && uint64(len(p)) < min(n, s.Size) {
 			t.Fatalf("Prefix(%d) = %d bytes", n, len(p))
 		}
@@ -112,6 +125,29 @@ func FuzzDecompress(f *testing.F) {
 			t.Fatalf("Data = %d bytes (Size %d); prefix consistent: %v", len(d), s.Size, bytes.HasPrefix(d, p))
 		}
 	})
+}
+
+// mappedCopy writes data to a new file in dir and opens it with Open
+// (mapped); the file is removed when t ends.
+func mappedCopy(t *testing.T, dir string, data []byte) *File {
+	t.Helper()
+	tf, err := os.CreateTemp(dir, "fuzz-*.elf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(tf.Name()) })
+	_, err = tf.Write(data)
+	if cerr := tf.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(tf.Name(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
 }
 
 func payloadStart(c Compression) int {
