@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // command is the kind of a request, from its CODE/DATA/FRAME prefix.
@@ -138,13 +139,15 @@ func (q *queue) push(r request) {
 		// doubling would copy the requests.
 		q.reqs = slices.Grow(q.reqs, min(max(64, 7*len(q.reqs)), maxBatch))
 	}
+	// r's strings may alias the read buffer (lineView): what is kept
+	// is copied.
 	if n := len(q.names); n == 0 || q.names[n-1] != r.module {
-		q.names = append(q.names, r.module)
+		q.names = append(q.names, strings.Clone(r.module))
 	}
 	e := queued{addr: r.addr, name: int32(len(q.names) - 1), cmd: r.cmd, ok: r.ok}
 	if !r.ok {
 		e.addr = uint64(len(q.texts))
-		q.texts = append(q.texts, r.text)
+		q.texts = append(q.texts, strings.Clone(r.text))
 	}
 	q.reqs = append(q.reqs, e)
 }
@@ -227,7 +230,8 @@ type inputBatch struct {
 func (s *session) readBatches(r io.Reader, batches chan<- inputBatch, free <-chan *queue) {
 	defer close(batches)
 	br := bufio.NewReaderSize(r, 64<<10)
-	var long []byte // a line longer than the buffer
+	var long []byte    // a line longer than the buffer
+	var scratch []byte // a line with '\r' or '\n' inside, cleaned
 	reqs := new(queue)
 	for {
 		chunk, err := br.ReadSlice('\n')
@@ -248,7 +252,7 @@ func (s *session) readBatches(r io.Reader, batches chan<- inputBatch, free <-cha
 			if i := bytes.IndexByte(piece, 0); i >= 0 {
 				piece = piece[:i]
 			}
-			reqs.push(parseRequest(cleanLine(piece), s.cfg.obj, s.cfg.addr2line))
+			reqs.push(parseRequest(lineView(piece, &scratch), s.cfg.obj, s.cfg.addr2line))
 		}
 		if err != nil {
 			batches <- inputBatch{reqs: reqs, err: err}
@@ -293,17 +297,26 @@ func lineBuffered(br *bufio.Reader) bool {
 	return bytes.IndexByte(b, '\n') >= 0
 }
 
-// cleanLine drops every '\r' and '\n' of a line, as llvm-symbolizer does,
-// and makes it a string that outlives the read buffer.
-func cleanLine(b []byte) string {
-	if bytes.IndexAny(b, "\r\n") < 0 {
-		return string(b)
+// lineView returns line b without its '\r' and '\n' bytes, as
+// llvm-symbolizer drops them, as a string aliasing b (or *scratch, when
+// one is inside the line): valid only until either is written again.
+// queue.push copies what it keeps of a request, so a line costs no
+// allocation.
+func lineView(b []byte, scratch *[]byte) string {
+	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
 	}
-	out := make([]byte, 0, len(b))
-	for _, c := range b {
-		if c != '\r' && c != '\n' {
-			out = append(out, c)
+	if bytes.IndexByte(b, '\n') >= 0 || bytes.IndexByte(b, '\r') >= 0 {
+		out := (*scratch)[:0]
+		for _, c := range b {
+			if c != '\r' && c != '\n' {
+				out = append(out, c)
+			}
 		}
+		*scratch, b = out, out
 	}
-	return string(out)
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
 }
