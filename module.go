@@ -380,7 +380,8 @@ func (s *dwarfModule) buildIndex(us *unitState, pc uint64, lineTable func(*dwinf
 
 // speculate is for the first lookup of a module that the units tier of
 // its index (every unit's ranges) has to answer, when that tier is not
-// built: it builds that tier on another goroutine while it builds the
+// built: it decides pc's unit (dwinfo.Index.Decide: in one pass, or by
+// building that tier) on another goroutine while it builds the
 // unit the tier will likely pick (dwinfo.Index.Likely), and keeps that
 // unit once the tier picks it, reporting its warnings then, in the order
 // unit would have. The guess is dropped, and the lookup goes on as
@@ -401,7 +402,7 @@ func (s *dwarfModule) speculate(pc uint64) {
 	}
 	done := make(chan struct{})
 	go func() {
-		s.index.BuildAll()
+		s.index.Decide(pc) // pc's unit without the whole tier, where no other unit's ranges hold pc
 		close(done)
 	}()
 	defer func() { <-done }()

@@ -311,9 +311,10 @@ func (d *Data) abbrevsFor(off uint64, sz formSizes) (*AbbrevTable, error) {
 // countAbbrevs counts the declarations and attribute specifications that
 // parseAbbrevs will read from r, so that it allocates them once; on bad
 // input it stops, and parseAbbrevs finds the error.
-func countAbbrevs(r buf.Reader) (decls, specs int) {
+func countAbbrevs(r buf.Reader, stop uint64) (decls, specs int) {
 	for r.Len() > 0 {
-		if r.ULEB() == 0 {
+		code := r.ULEB()
+		if code == 0 {
 			break
 		}
 		r.ULEB() // tag
@@ -332,6 +333,9 @@ func countAbbrevs(r buf.Reader) (decls, specs int) {
 			break
 		}
 		decls++
+		if code == stop {
+			break
+		}
 	}
 	return decls, specs
 }
@@ -340,6 +344,13 @@ func countAbbrevs(r buf.Reader) (decls, specs int) {
 // section (which some producers leave unterminated; LLVM accepts that too)
 // and compiles their skip programs for units of format sz.
 func parseAbbrevs(r buf.Reader, off uint64, sz formSizes) (*AbbrevTable, error) {
+	return parseAbbrevsTo(r, off, sz, 0)
+}
+
+// parseAbbrevsTo is parseAbbrevs stopping after the first declaration of
+// code stop (never, for 0): that declaration is then the one the whole
+// table's Find would give, decoded alike.
+func parseAbbrevsTo(r buf.Reader, off uint64, sz formSizes, stop uint64) (*AbbrevTable, error) {
 	r.Seek(off)
 	if r.Err() != nil {
 		return nil, r.Err()
@@ -350,7 +361,7 @@ func parseAbbrevs(r buf.Reader, off uint64, sz formSizes) (*AbbrevTable, error) 
 		children   bool
 		start, end int
 	}
-	nd, ns := countAbbrevs(r)
+	nd, ns := countAbbrevs(r, stop)
 	decls := make([]decl, 0, nd)
 	specs := make([]AttrSpec, 0, ns)
 	t := &AbbrevTable{sizes: sz}
@@ -394,6 +405,9 @@ func parseAbbrevs(r buf.Reader, off uint64, sz formSizes) (*AbbrevTable, error) 
 			specs = append(specs, sp)
 		}
 		decls = append(decls, decl{code, Tag(tag), children != 0, start, len(specs)})
+		if code == stop {
+			break
+		}
 	}
 	if r.Err() != nil {
 		return nil, r.Err()

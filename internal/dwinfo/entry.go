@@ -137,11 +137,47 @@ func (d *Data) LoadSplitUnit(h Header, b SplitBases) (*Unit, error) {
 // loadUnit decodes u's unit DIE; split, when not nil, gives the bases of a
 // split unit.
 func (d *Data) loadUnit(u *Unit, split *SplitBases) error {
-	sz := sizesOf(&u.form)
-	tab, err := d.abbrevsFor(u.AbbrevOffset, sz)
+	tab, err := d.abbrevsFor(u.AbbrevOffset, sizesOf(&u.form))
 	if err != nil {
 		return err
 	}
+	return d.loadUnitTab(u, split, tab)
+}
+
+// loadRoot is LoadUnit for what a unit DIE alone says (Root and RootErr):
+// its abbreviation table is parsed only up to the unit DIE's declaration,
+// and neither cached nor kept, so that reading the ranges of every unit of
+// a large program does not parse and keep every unit's table. Its Unit
+// must not read any DIE but the first. It can succeed where LoadUnit
+// fails on a declaration after that one.
+func (d *Data) loadRoot(h Header) (*Unit, error) {
+	info, err := d.info.UpTo(h.End)
+	if err != nil {
+		return nil, err
+	}
+	u := &Unit{Header: h, d: d, info: info, form: h.Form()}
+	r := d.reader(secInfo, info)
+	r.Seek(h.DIEOffset)
+	code := r.ULEB()
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	if code == 0 {
+		code = ^uint64(0) // a null entry: parse the whole table, as loadUnit would
+	}
+	tab, err := parseAbbrevsTo(d.reader(secAbbrev, d.s.Abbrev), u.AbbrevOffset, sizesOf(&u.form), code)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.loadUnitTab(u, nil, tab); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// loadUnitTab is loadUnit with the abbreviation table tab.
+func (d *Data) loadUnitTab(u *Unit, split *SplitBases, tab *AbbrevTable) error {
+	sz := sizesOf(&u.form)
 	u.tab, u.fast = tab, tab.sizes == sz
 	ri := &u.Root
 	if u.Version >= 5 {

@@ -113,6 +113,15 @@ func FuzzEntries(f *testing.F) {
 		if ok && !gok && len(ix.aranges) == 0 {
 			t.Fatalf("Lookup(0x1000) = unit %#x, Likely finds none", got)
 		}
+		// Decide's answer, with or without the tier, is the tier's.
+		for _, pc := range []uint64{0x1000, 0} {
+			want, wok := ix.Lookup(pc)
+			dx := NewIndex(d)
+			dx.Decide(pc)
+			if got, ok := dx.Lookup(pc); got != want || ok != wok {
+				t.Fatalf("after Decide(%#x), Lookup = %#x %v; the tier says %#x %v", pc, got, ok, want, wok)
+			}
+		}
 	})
 }
 

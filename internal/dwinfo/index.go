@@ -19,7 +19,8 @@ import (
 // The index has two tiers so that a huge binary pays only for what it uses.
 // The aranges tier is built by NewIndex from .debug_aranges alone. The
 // units tier (every unit header and unit DIE) is built on the first Lookup
-// the aranges tier misses, or at once when there are no aranges.
+// the aranges tier misses, or at once when there are no aranges; a first
+// lookup can have its answer without it (Decide).
 //
 // Deviation from LLVM: LLVM sweeps both kinds of range together, so where a
 // unit missing from .debug_aranges overlaps a range listed there and has
@@ -38,6 +39,15 @@ type Index struct {
 	built     atomic.Bool // the units tier is built; unitErrs may be read
 	units     []ivl
 	unitErrs  []error
+
+	decided atomic.Pointer[decision] // Decide's answer, while the units tier is not built
+}
+
+// decision is the units tier's answer for one PC, found by Decide without
+// building the tier.
+type decision struct {
+	pc, unit uint64
+	ok       bool
 }
 
 // ivl is one disjoint, sorted index range.
@@ -98,6 +108,12 @@ func (ix *Index) LookupRange(pc uint64) (unit, lo, hi uint64, ok bool) {
 	if r, ok := findRange(ix.aranges, pc); ok {
 		return r.unit, r.lo, r.hi, true
 	}
+	if d := ix.decided.Load(); d != nil && d.pc == pc && !ix.built.Load() {
+		if !d.ok {
+			return 0, 0, 0, false
+		}
+		return d.unit, pc, pc + 1, true
+	}
 	ix.unitsOnce.Do(ix.buildUnits)
 	if r, ok := findRange(ix.units, pc); ok {
 		return r.unit, r.lo, r.hi, true
@@ -143,6 +159,59 @@ func (ix *Index) Likely(pc uint64) (unit uint64, ok bool) {
 		}
 	}
 	return 0, false
+}
+
+// Decide finds the units tier's answer for pc ahead of a Lookup that would
+// build the tier for it, for a binary's first lookup: when the ranges of
+// one unit at most hold pc, the sweep can give pc to no other unit (the
+// range holding pc goes to a unit valid there), so one pass over the
+// units, keeping one unit's ranges at a time, finds the answer, which
+// LookupRange then gives for pc (with the range [pc, pc+1)) without
+// building the tier. A unit is read by its unit DIE alone (loadRoot, which
+// parses its abbreviation table only up to that DIE's declaration) unless
+// its ranges hold pc: then as the tier reads it. Where several units' ranges hold pc, where a unit's
+// ranges do not decode or the unit headers do not, Decide builds the tier
+// instead. It does nothing when the aranges tier holds pc or the units
+// tier is built.
+func (ix *Index) Decide(pc uint64) {
+	if _, ok := findRange(ix.aranges, pc); ok || ix.built.Load() {
+		return
+	}
+	hs, err := ix.d.Headers()
+	if err != nil {
+		ix.BuildAll()
+		return
+	}
+	var rs []span
+	d := &decision{pc: pc}
+	for _, h := range hs {
+		if _, ok := ix.listed[h.Offset]; ok || h.IsType() {
+			continue
+		}
+		// The unit DIE alone first (loadRoot): a unit whose ranges do
+		// not hold pc cannot change the answer for pc, whether the rest
+		// of its abbreviation table decodes or not. One whose ranges
+		// may hold pc is read as the tier reads it.
+		if u, err := ix.d.loadRoot(h); err == nil {
+			if rs, err = unitRangesOf(rs[:0], u); err == nil && !spansHold(rs, pc) {
+				continue
+			}
+		}
+		if rs, err = ix.unitRanges(rs[:0], h); err != nil {
+			ix.BuildAll()
+			return
+		}
+		for _, r := range rs {
+			if r.lo <= pc && pc < r.hi {
+				if d.ok && d.unit != h.Offset {
+					ix.BuildAll()
+					return
+				}
+				d.ok, d.unit = true, h.Offset
+			}
+		}
+	}
+	ix.decided.Store(d)
 }
 
 // holds reports whether the ranges of h's unit DIE, read as unitRanges
@@ -197,6 +266,22 @@ func (ix *Index) unitRanges(rs []span, h Header) ([]span, error) {
 	if err != nil {
 		return rs, err
 	}
+	return unitRangesOf(rs, u)
+}
+
+// spansHold reports whether one of rs holds pc.
+func spansHold(rs []span, pc uint64) bool {
+	for _, r := range rs {
+		if r.lo <= pc && pc < r.hi {
+			return true
+		}
+	}
+	return false
+}
+
+// unitRangesOf appends the ranges of u's unit DIE (see unitRanges).
+func unitRangesOf(rs []span, u *Unit) ([]span, error) {
+	h := u.Header
 	ri := &u.Root
 	if ri.HasLowPC && ri.HighPC.Class != 0 {
 		hi, err := u.HighPC(ri.LowPC, ri.HighPC)
