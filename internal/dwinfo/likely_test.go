@@ -15,34 +15,24 @@ import (
 // aranges tier answers, nothing; and Likely builds no units tier.
 func TestLikelyMatchesLookup(t *testing.T) {
 	guessed := 0
-	for _, p := range fixtures(t) {
-		s, _, ok := loadELF(t, p)
-		if !ok {
-			continue
+	eachTierPC(t, false, func(p string, s Sections, _ *Index, pc uint64) {
+		ix := NewIndex(New(s, nil))
+		guess, gok := ix.Likely(pc)
+		if ix.built.Load() {
+			t.Fatalf("%s: Likely(%#x) built the units tier", p, pc)
 		}
-		all := NewIndex(New(s, nil))
-		all.BuildAll()
-		for _, r := range all.units {
-			for _, pc := range []uint64{r.lo, r.lo + (r.hi-r.lo)/2, r.hi - 1} {
-				ix := NewIndex(New(s, nil))
-				guess, gok := ix.Likely(pc)
-				if ix.built.Load() {
-					t.Fatalf("%s: Likely(%#x) built the units tier", p, pc)
-				}
-				want, wok := ix.Lookup(pc)
-				if _, inAranges := findRange(ix.aranges, pc); inAranges {
-					if gok {
-						t.Fatalf("%s: Likely(%#x) = %#x where the aranges tier answers", p, pc, guess)
-					}
-					continue
-				}
-				if !wok || !gok || guess != want {
-					t.Fatalf("%s: Likely(%#x) = %#x %v, Lookup %#x %v", p, pc, guess, gok, want, wok)
-				}
-				guessed++
+		want, wok := ix.Lookup(pc)
+		if _, inAranges := findRange(ix.aranges, pc); inAranges {
+			if gok {
+				t.Fatalf("%s: Likely(%#x) = %#x where the aranges tier answers", p, pc, guess)
 			}
+			return
 		}
-	}
+		if !wok || !gok || guess != want {
+			t.Fatalf("%s: Likely(%#x) = %#x %v, Lookup %#x %v", p, pc, guess, gok, want, wok)
+		}
+		guessed++
+	})
 	if guessed == 0 {
 		t.Fatal("no address guessed")
 	}
@@ -55,40 +45,30 @@ func TestLikelyMatchesLookup(t *testing.T) {
 // and middle of every range of the tier, and just past each.
 func TestDecideMatchesTier(t *testing.T) {
 	decided, built := 0, 0
-	for _, p := range fixtures(t) {
-		s, _, ok := loadELF(t, p)
-		if !ok {
-			continue
+	eachTierPC(t, true, func(p string, s Sections, all *Index, pc uint64) {
+		want, wok := all.Lookup(pc)
+		ix := NewIndex(New(s, nil))
+		ix.Decide(pc)
+		got, lo, hi, ok := ix.LookupRange(pc)
+		if ok != wok || got != want {
+			t.Fatalf("%s: after Decide(%#x), LookupRange = %#x %v; the tier says %#x %v", p, pc, got, ok, want, wok)
 		}
-		all := NewIndex(New(s, nil))
-		all.BuildAll()
-		for _, r := range all.units {
-			for _, pc := range []uint64{r.lo, r.lo + (r.hi-r.lo)/2, r.hi - 1, r.hi} {
-				want, wok := all.Lookup(pc)
-				ix := NewIndex(New(s, nil))
-				ix.Decide(pc)
-				got, lo, hi, ok := ix.LookupRange(pc)
-				if ok != wok || got != want {
-					t.Fatalf("%s: after Decide(%#x), LookupRange = %#x %v; the tier says %#x %v", p, pc, got, ok, want, wok)
-				}
-				if ok && (pc < lo || pc >= hi) {
-					t.Fatalf("%s: after Decide(%#x), LookupRange's range [%#x, %#x) leaves pc out", p, pc, lo, hi)
-				}
-				if _, inAranges := findRange(ix.aranges, pc); inAranges {
-					continue
-				}
-				if ix.built.Load() {
-					built++
-				} else {
-					decided++
-					// Another pc is not decided: it builds the tier.
-					if u, ok := ix.Lookup(pc + 1); ix.decided.Load().pc == pc+1 || !ix.built.Load() {
-						t.Fatalf("%s: Lookup(%#x) after Decide(%#x) answered %#x %v without the tier", p, pc+1, pc, u, ok)
-					}
-				}
-			}
+		if ok && (pc < lo || pc >= hi) {
+			t.Fatalf("%s: after Decide(%#x), LookupRange's range [%#x, %#x) leaves pc out", p, pc, lo, hi)
 		}
-	}
+		if _, inAranges := findRange(ix.aranges, pc); inAranges {
+			return
+		}
+		if ix.built.Load() {
+			built++
+			return
+		}
+		decided++
+		// Another pc is not decided: it builds the tier.
+		if u, ok := ix.Lookup(pc + 1); ix.decided.Load().pc == pc+1 || !ix.built.Load() {
+			t.Fatalf("%s: Lookup(%#x) after Decide(%#x) answered %#x %v without the tier", p, pc+1, pc, u, ok)
+		}
+	})
 	if decided == 0 {
 		t.Fatal("Decide never answered without building the tier")
 	}
@@ -198,6 +178,29 @@ func TestLoadRoot(t *testing.T) {
 		ix.Decide(pc)
 		if got, ok := ix.Lookup(pc); got != want || ok != wok {
 			t.Errorf("corrupt table: after Decide(%#x), Lookup = %#x %v; the tier says %#x %v", pc, got, ok, want, wok)
+		}
+	}
+}
+
+// eachTierPC calls f with every fixture's sections, its built units tier
+// and each PC at the start, middle and last byte of every range of that
+// tier, and past its end too when past is set.
+func eachTierPC(t *testing.T, past bool, f func(p string, s Sections, all *Index, pc uint64)) {
+	for _, p := range fixtures(t) {
+		s, _, ok := loadELF(t, p)
+		if !ok {
+			continue
+		}
+		all := NewIndex(New(s, nil))
+		all.BuildAll()
+		for _, r := range all.units {
+			pcs := []uint64{r.lo, r.lo + (r.hi-r.lo)/2, r.hi - 1}
+			if past {
+				pcs = append(pcs, r.hi)
+			}
+			for _, pc := range pcs {
+				f(p, s, all, pc)
+			}
 		}
 	}
 }
