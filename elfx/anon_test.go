@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/symbolize-go/symbolize/locate"
 )
 
 // TestInflatedOffHeap: the inflated sections of a mapped file live in
@@ -65,5 +67,27 @@ func TestInflatedOffHeap(t *testing.T) {
 		if f.anon != nil {
 			t.Errorf("NoMmap %v: Close left %d buffers", noMmap, len(f.anon))
 		}
+	}
+	// A file a locator found and mapped (the Symbolizer's way in) too.
+	lf, err := locate.Open(path, locate.HowGiven)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := NewLocated(lf, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := f.Section(".debug_info").Data(); err != nil || !bytes.Equal(got, raw) {
+		t.Fatalf("located file: .debug_info differs (err %v)", err)
+	}
+	if !lf.Mapped() {
+		t.Fatal("locate.Open did not map the file")
+	}
+	if n := len(f.anon); n != 1 {
+		t.Errorf("a mapped located file put %d buffers outside the heap, want 1", n)
+	}
+	f.Close()
+	if f.anon != nil || lf.Mapped() {
+		t.Errorf("Close left %d buffers, the file mapped: %v", len(f.anon), lf.Mapped())
 	}
 }

@@ -1,6 +1,9 @@
 package elfx
 
-import "github.com/symbolize-go/symbolize/internal/mmap"
+import (
+	"github.com/symbolize-go/symbolize/internal/mmap"
+	"github.com/symbolize-go/symbolize/locate"
+)
 
 // dropPayload releases the resident pages of the file bytes [off, off+n)
 // when the file is mapped by Open and not yet closed (never for
@@ -21,7 +24,11 @@ var _ dropper = (*mmap.Mapping)(nil)
 // *mmap.Mapping from Open, or a *locate.File from NewLocated.
 type mapper interface{ Mapped() bool }
 
-var _ mapper = (*mmap.Mapping)(nil)
+var (
+	_ mapper  = (*mmap.Mapping)(nil)
+	_ mapper  = (*locate.File)(nil)
+	_ dropper = (*locate.File)(nil)
+)
 
 // alloc returns n zeroed bytes for a section's inflated data. For a
 // mapped file they are anonymous memory outside the Go heap, released by

@@ -309,8 +309,9 @@ func (d *Data) abbrevsFor(off uint64, sz formSizes) (*AbbrevTable, error) {
 }
 
 // countAbbrevs counts the declarations and attribute specifications that
-// parseAbbrevs will read from r, so that it allocates them once; on bad
-// input it stops, and parseAbbrevs finds the error.
+// parseAbbrevsTo will read from r (up to the first declaration of code
+// stop), so that it allocates them once; on bad input it stops, and
+// parseAbbrevsTo finds the error.
 func countAbbrevs(r buf.Reader, stop uint64) (decls, specs int) {
 	for r.Len() > 0 {
 		code := r.ULEB()

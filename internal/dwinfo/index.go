@@ -169,10 +169,10 @@ func (ix *Index) Likely(pc uint64) (unit uint64, ok bool) {
 // LookupRange then gives for pc (with the range [pc, pc+1)) without
 // building the tier. A unit is read by its unit DIE alone (loadRoot, which
 // parses its abbreviation table only up to that DIE's declaration) unless
-// its ranges hold pc: then as the tier reads it. Where several units' ranges hold pc, where a unit's
-// ranges do not decode or the unit headers do not, Decide builds the tier
-// instead. It does nothing when the aranges tier holds pc or the units
-// tier is built.
+// its ranges hold pc: then as the tier reads it. Where several units'
+// ranges hold pc, where a unit's ranges do not decode or the unit headers
+// do not, Decide builds the tier instead. It does nothing when the aranges
+// tier holds pc or the units tier is built.
 func (ix *Index) Decide(pc uint64) {
 	if _, ok := findRange(ix.aranges, pc); ok || ix.built.Load() {
 		return
@@ -201,14 +201,12 @@ func (ix *Index) Decide(pc uint64) {
 			ix.BuildAll()
 			return
 		}
-		for _, r := range rs {
-			if r.lo <= pc && pc < r.hi {
-				if d.ok && d.unit != h.Offset {
-					ix.BuildAll()
-					return
-				}
-				d.ok, d.unit = true, h.Offset
+		if spansHold(rs, pc) {
+			if d.ok && d.unit != h.Offset {
+				ix.BuildAll()
+				return
 			}
+			d.ok, d.unit = true, h.Offset
 		}
 	}
 	ix.decided.Store(d)
