@@ -162,11 +162,26 @@ func decodeUnit(t *testing.T, data []byte, off uint64, opts *Options) {
 	if kept != tab.Len() {
 		t.Fatalf("sequences hold %d rows, Len %d", kept, tab.Len())
 	}
+	// The compact form (when the rows fit it) answers as the wide form,
+	// which searches as LLVM does.
+	var wide *Table
+	if r2, err := NewReader(data, off, opts); err == nil {
+		wide, _ = newTableForm(r2, false)
+	}
+	if wide == nil || wide.Len() != tab.Len() {
+		t.Fatalf("wide form %v, compact %d rows", wide, tab.Len())
+	}
 	for i, r := range rows {
 		if i > 256 {
 			break
 		}
 		for _, pc := range []uint64{r.Address - 1, r.Address, r.Address + 1} {
+			if r1, e1, ok1 := tab.LookupRange(pc); true {
+				r2, e2, ok2 := wide.LookupRange(pc)
+				if r1 != r2 || e1 != e2 || ok1 != ok2 {
+					t.Fatalf("LookupRange(%#x): %+v %#x %v, wide form %+v %#x %v", pc, r1, e1, ok1, r2, e2, ok2)
+				}
+			}
 			got, ok := tab.Lookup(pc)
 			if ok && got.EndSequence {
 				t.Fatalf("Lookup(%#x) returned an end_sequence row", pc)

@@ -21,26 +21,38 @@ import (
 // drops the others (empty or inverted sequences, and a last sequence the
 // program never ended), since no lookup could reach them.
 //
-// Memory: about 8 bytes per row when every row fits the compact form (its
+// Memory: about 5 bytes per row when every row fits the compact form (its
 // address within 4 GiB above its sequence's first, file, column and
 // discriminator below 65,536, op_index and ISA 0: what compilers and
-// linkers write): a 4-byte address offset and the rest packed (7.57 bytes
-// a row over the testdata/elf fixtures; 16 unpacked); else 36; and 24
-// bytes per sequence. Arrays are allocated
+// linkers write): every register packed, the address as its distance from
+// the row before, plus 8 bytes per block of rowBlock rows (4.97 bytes a
+// row over the testdata/elf fixtures, 4.58 on cmd/go's tables, 5.60 on
+// libradosgw's; 16 unpacked; 4 more for the rows of a sequence out of
+// address order); else 36; and 32 bytes per sequence. Arrays are allocated
 // to size (NewTable decodes the program twice: once to count and choose
 // the form). Every row costs the program at least one byte, so a Table is
 // at most about 36 times the size of its program; for cmd/go's Go-linker
-// tables it is about 5 times.
+// tables it is about 1.5 times (rows and sequences).
 type Table struct {
 	h Header
-	// The compact form: row addresses as offsets from their sequence's
-	// Low, and the other registers packed (rowPacker): blocks of
+	// The compact form: the rows packed (rowPacker) in blocks of
 	// rowBlock rows, each row a byte of flags and varints of what
-	// changed from the row before it in its block; blk[k] is where block
-	// k starts in enc. A sequence's rows are contiguous.
-	offs []uint32
-	enc  []byte
-	blk  []uint32
+	// changed from the row before it in its block, its address included;
+	// blk[k] is where block k starts in enc, boff[k] the address of its
+	// first row as an offset from its sequence's Low. A sequence's rows
+	// are contiguous and its first row starts a block (Sequence.blk0),
+	// so that the rows of a block are one sequence's. A lookup searches
+	// a sequence's blocks, then scans a block, which needs its rows in
+	// address order: those of a sequence whose rows are not (hostile
+	// input, or a sequence at address 0 that the linker cut off) are
+	// searched as the wide form is, by their offsets, kept for those
+	// sequences alone in unsorted.
+	enc      []byte
+	blk      []uint32
+	boff     []uint32
+	rows     int // rows kept, in the compact form
+	unsorted []unsortedSeq
+	uoffs    []uint32 // the offsets of the rows of every unsorted sequence
 	// The wide form, used instead when some row does not fit.
 	addrs []uint64
 	wide  []packedRow
@@ -58,9 +70,20 @@ type Table struct {
 	part *partial
 }
 
-// compactRow is a Row without its address, in 12 bytes.
+// unsortedSeq is a compact sequence whose rows are out of address order:
+// its Sequence.blk0 is unsortedFlag plus the index of an unsortedSeq, which
+// holds its first block and where its row offsets start in Table.uoffs.
+type unsortedSeq struct{ blk0, at uint32 }
+
+// unsortedFlag marks a Sequence.blk0 that indexes Table.unsorted. A real
+// block index is below it: a kept sequence has at least two rows, so there
+// are at most half as many blocks as rows, and rows number at most 2^32.
+const unsortedFlag = 1 << 31
+
+// compactRow is a Row in 16 bytes, its address as an offset from its
+// sequence's Low.
 type compactRow struct {
-	line                  uint32
+	off, line             uint32
 	file, column, discrim uint16
 	flags                 uint8
 }
@@ -81,29 +104,32 @@ const (
 // seqPool holds the scratch of newTableForm's current sequence.
 var seqPool = sync.Pool{New: func() any { return new([]compactRow) }}
 
-// A rowPacker packs rows into blocks of rowBlock (see Table.enc): about 3
-// to 4 bytes a row against compactRow's 12, since a row's line moves by a few
-// from the row before and its file and column often stay.
+// A rowPacker packs rows into blocks of rowBlock (see Table.enc): about 4
+// to 5 bytes a row against compactRow's 16, since a row's address and line
+// move by a few from the row before and its file and column often stay.
 type rowPacker struct {
 	enc  []byte
 	blk  []uint32
+	boff []uint32
 	prev compactRow
-	n    int // rows packed
 }
 
-// add packs rows after those packed so far. It reports false, packing
-// nothing, if the packed rows would pass 4 GiB.
-func (pk *rowPacker) add(rows []compactRow) bool {
-	// A row packs into at most 1 + 5 + 3 + 3 + 3 bytes.
-	if uint64(len(pk.enc))+15*uint64(len(rows)) > math.MaxUint32 {
-		return false
+// add packs the rows of one sequence after those packed so far, and
+// returns the index of the sequence's first block. It
+// reports false, packing nothing, if the packed rows would pass 4 GiB.
+func (pk *rowPacker) add(rows []compactRow) (blk0 uint32, ok bool) {
+	// A row packs into at most 1 + 5 + 5 + 3 + 3 + 3 bytes.
+	if uint64(len(pk.enc))+20*uint64(len(rows)) > math.MaxUint32 {
+		return 0, false
 	}
+	blk0 = uint32(len(pk.blk))
 	for i := range rows {
-		if pk.n%rowBlock == 0 {
-			pk.blk = append(pk.blk, uint32(len(pk.enc)))
-			pk.prev = compactRow{}
-		}
 		p := &rows[i]
+		if i%rowBlock == 0 {
+			pk.blk = append(pk.blk, uint32(len(pk.enc)))
+			pk.boff = append(pk.boff, p.off)
+			pk.prev = compactRow{off: p.off}
+		}
 		h := p.flags
 		if p.file != pk.prev.file {
 			h |= packFile
@@ -114,10 +140,19 @@ func (pk *rowPacker) add(rows []compactRow) bool {
 		if p.column != pk.prev.column {
 			h |= packColumn
 		}
-		if d := int64(p.line) - int64(pk.prev.line); -64 <= d && d < 64 {
-			pk.enc = append(pk.enc, h, byte(d<<1^d>>63))
+		// The address first (a lookup's scan reads it alone to see
+		// where to stop): the distance from the row before, modulo 2^32
+		// (a row below the one before is rare: it then takes five bytes).
+		pk.enc = append(pk.enc, h)
+		if d := p.off - pk.prev.off; d < 0x80 {
+			pk.enc = append(pk.enc, byte(d))
 		} else {
-			pk.enc = binary.AppendVarint(append(pk.enc, h), d)
+			pk.enc = binary.AppendUvarint(pk.enc, uint64(d))
+		}
+		if d := int64(p.line) - int64(pk.prev.line); -64 <= d && d < 64 {
+			pk.enc = append(pk.enc, byte(d<<1^d>>63))
+		} else {
+			pk.enc = binary.AppendVarint(pk.enc, d)
 		}
 		if h&packFile != 0 {
 			pk.enc = appendU16(pk.enc, p.file)
@@ -129,34 +164,42 @@ func (pk *rowPacker) add(rows []compactRow) bool {
 			pk.enc = appendU16(pk.enc, p.discrim)
 		}
 		pk.prev = *p
-		pk.n++
 	}
-	return true
+	return blk0, true
 }
 
 // finish returns the packed rows, copied to size when their slice has
 // much room to spare.
-func (pk *rowPacker) finish() ([]byte, []uint32) {
-	enc := pk.enc
+func (pk *rowPacker) finish() (enc []byte, blk, boff []uint32) {
+	enc = pk.enc
 	if cap(enc)-len(enc) > len(enc)/8 {
 		enc = append([]byte(nil), enc...)
 	}
-	return enc, slices.Clip(pk.blk)
+	return enc, slices.Clip(pk.blk), slices.Clip(pk.boff)
 }
 
 // unpackRow decodes the packed row at enc[k:] over p, which holds the row
-// before it in its block (zero for a block's first), and returns where
+// before it in its block (for a block's first, compactRow{off: boff} of
+// the block), and returns where
 // the next row starts. enc is rowPacker's output, so it does not check.
 // Most values take one byte: those skip the varint loops.
 func unpackRow(enc []byte, k int, p *compactRow) int {
 	h := enc[k]
 	if b := enc[k+1]; b < 0x80 {
-		p.line = uint32(int64(p.line) + (int64(b>>1) ^ -int64(b&1)))
+		p.off += uint32(b)
 		k += 2
 	} else {
-		d, n := binary.Varint(enc[k+1:])
-		p.line = uint32(int64(p.line) + d)
+		d, n := binary.Uvarint(enc[k+1:])
+		p.off += uint32(d)
 		k += 1 + n
+	}
+	if b := enc[k]; b < 0x80 {
+		p.line = uint32(int64(p.line) + (int64(b>>1) ^ -int64(b&1)))
+		k++
+	} else {
+		d, n := binary.Varint(enc[k:])
+		p.line = uint32(int64(p.line) + d)
+		k += n
 	}
 	p.flags = h & (packFile - 1)
 	if h&packFile != 0 {
@@ -227,39 +270,30 @@ func b2u(b bool) uint8 {
 	return 0
 }
 
-// addr returns the address of row i, whose sequence starts at low.
-func (t *Table) addr(i int, low uint64) uint64 {
-	if t.addrs != nil {
-		return t.addrs[i]
-	}
-	return low + uint64(t.offs[i])
+// wideRow returns row i of the wide form.
+func (t *Table) wideRow(i int) Row {
+	p := &t.wide[i]
+	r := Row{Address: t.addrs[i], OpIndex: p.opIndex, File: p.file, Line: p.line,
+		Column: p.column, Discriminator: p.discriminator, ISA: p.isa}
+	setFlags(&r, p.flags)
+	return r
 }
 
-// row returns row i, whose sequence starts at low.
-func (t *Table) row(i int, low uint64) Row {
-	var r Row
-	var f uint8
-	if t.addrs != nil {
-		p := &t.wide[i]
-		r = Row{Address: t.addrs[i], OpIndex: p.opIndex, File: p.file, Line: p.line,
-			Column: p.column, Discriminator: p.discriminator, ISA: p.isa}
-		f = p.flags
-	} else {
-		var p compactRow
-		k := int(t.blk[i/rowBlock])
-		for range i%rowBlock + 1 {
-			k = unpackRow(t.enc, k, &p)
-		}
-		r = Row{Address: low + uint64(t.offs[i]), File: uint32(p.file), Line: p.line,
-			Column: uint32(p.column), Discriminator: uint32(p.discrim)}
-		f = p.flags
-	}
+// compactRowAt returns the Row of p, a row of a sequence starting at low.
+func compactRowAt(p *compactRow, low uint64) Row {
+	r := Row{Address: low + uint64(p.off), File: uint32(p.file), Line: p.line,
+		Column: uint32(p.column), Discriminator: uint32(p.discrim)}
+	setFlags(&r, p.flags)
+	return r
+}
+
+// setFlags sets r's flags from their packed byte f.
+func setFlags(r *Row, f uint8) {
 	r.IsStmt = f&flagStmt != 0
 	r.BasicBlock = f&flagBasicBlock != 0
 	r.EndSequence = f&flagEndSequence != 0
 	r.PrologueEnd = f&flagPrologueEnd != 0
 	r.EpilogueBegin = f&flagEpilogueBegin != 0
-	return r
 }
 
 // Sequence is one run of rows of a Table covering the addresses
@@ -268,6 +302,7 @@ type Sequence struct {
 	Low, High   uint64
 	first, last uint32 // row indexes; last is one past the end_sequence row
 	section     uint32 // Options.SectionOf's key; 0 without
+	blk0        uint32 // the compact form's block of row first
 }
 
 // NewTable decodes the whole program of the unit at offset off of data (a
@@ -321,9 +356,10 @@ func newTableForm(r *Reader, allowCompact bool) (*Table, error) {
 		seq []compactRow
 	)
 	if compact {
-		t.offs = make([]uint32, n)
-		pk.enc = make([]byte, 0, 3*n)
-		pk.blk = make([]uint32, 0, (n+rowBlock-1)/rowBlock)
+		// Each sequence's blocks: at most n/rowBlock + nseq in all.
+		pk.enc = make([]byte, 0, 4*n)
+		pk.blk = make([]uint32, 0, n/rowBlock+nseq)
+		pk.boff = make([]uint32, 0, n/rowBlock+nseq)
 		sp := seqPool.Get().(*[]compactRow)
 		defer func() { *sp = seq[:0]; seqPool.Put(sp) }()
 		seq = (*sp)[:0]
@@ -353,9 +389,8 @@ decode:
 				low, startSeq = row.Address, false
 			}
 			if compact {
-				t.offs[w] = uint32(row.Address - low)
-				seq = append(seq, compactRow{line: row.Line, file: uint16(row.File), column: uint16(row.Column),
-					discrim: uint16(row.Discriminator), flags: flagsOf(row)})
+				seq = append(seq, compactRow{off: uint32(row.Address - low), line: row.Line, file: uint16(row.File),
+					column: uint16(row.Column), discrim: uint16(row.Discriminator), flags: flagsOf(row)})
 			} else {
 				t.addrs[w] = row.Address
 				t.wide[w] = packedRow{row.OpIndex, row.File, row.Line, row.Column, row.Discriminator, row.ISA, flagsOf(row)}
@@ -371,12 +406,23 @@ decode:
 					err = buf.Errorf(pkgName, sectionName, r.Offset(), ErrLimit, "more than 2^32 rows")
 					break decode
 				}
-				if compact && !pk.add(seq) {
-					err = buf.Errorf(pkgName, sectionName, r.Offset(), ErrLimit, "rows packed past 4 GiB")
-					w = seqStart
-					break decode
+				var blk0 uint32
+				if compact {
+					var ok bool
+					if blk0, ok = pk.add(seq); !ok || blk0 >= unsortedFlag {
+						err = buf.Errorf(pkgName, sectionName, r.Offset(), ErrLimit, "rows packed past 4 GiB")
+						w = seqStart
+						break decode
+					}
+					if !sortedRows(seq) {
+						t.unsorted = append(t.unsorted, unsortedSeq{blk0: blk0, at: uint32(len(t.uoffs))})
+						for i := range seq {
+							t.uoffs = append(t.uoffs, seq[i].off)
+						}
+						blk0 = unsortedFlag | uint32(len(t.unsorted)-1)
+					}
 				}
-				sq := Sequence{Low: low, High: row.Address, first: uint32(seqStart), last: uint32(w)}
+				sq := Sequence{Low: low, High: row.Address, first: uint32(seqStart), last: uint32(w), blk0: blk0}
 				if nEnd <= len(r.seqSecs) {
 					sq.section = r.seqSecs[nEnd-1]
 				}
@@ -390,8 +436,9 @@ decode:
 	}
 	// Rows of a sequence the program never ended cannot be looked up.
 	if compact {
-		t.offs = slices.Clip(t.offs[:seqStart])
-		t.enc, t.blk = pk.finish()
+		t.rows = seqStart
+		t.enc, t.blk, t.boff = pk.finish()
+		t.unsorted, t.uoffs = slices.Clip(t.unsorted), slices.Clip(t.uoffs)
 	} else {
 		t.addrs = slices.Clip(t.addrs[:seqStart])
 		t.wide = slices.Clip(t.wide[:seqStart])
@@ -419,7 +466,7 @@ func (t *Table) Header() *Header { return &t.h }
 // Len returns the number of rows kept, end_sequence rows included.
 func (t *Table) Len() int {
 	t = t.all()
-	return len(t.offs) + len(t.addrs)
+	return t.rows + len(t.addrs)
 }
 
 // Lookup returns the row that covers pc: the last row at or below pc in the
@@ -434,28 +481,75 @@ func (t *Table) Len() int {
 // section are searched, then those of no section.
 //
 // Cost: two binary searches, O(log sequences + log rows in the sequence),
-// then unpacking up to rowBlock (8) rows of the compact form;
-// no allocation. On a Table from NewTableFor, the first lookup that its
+// the second over the compact form's blocks, then unpacking up to rowBlock
+// (8) rows; no allocation. On a Table from NewTableFor, the first lookup that its
 // one sequence does not answer builds the whole Table first.
 func (t *Table) Lookup(pc uint64) (Row, bool) {
-	t = t.answers(pc)
-	i, s := t.lookup(pc)
-	if s == nil {
-		return Row{}, false
-	}
-	return t.row(i, s.Low), true
+	row, _, ok := t.answers(pc).find(pc)
+	return row, ok
 }
 
 // LookupRange is Lookup that also returns the end of the address range the
 // row covers: the address of the next row in the sequence, which is the
 // sequence's High for its last row. Cost as for Lookup.
 func (t *Table) LookupRange(pc uint64) (row Row, end uint64, ok bool) {
-	t = t.answers(pc)
-	i, s := t.lookup(pc)
+	return t.answers(pc).find(pc)
+}
+
+// find returns the row covering pc and the address of the row after it.
+func (t *Table) find(pc uint64) (Row, uint64, bool) {
+	s := t.lookup(pc)
 	if s == nil {
 		return Row{}, 0, false
 	}
-	return t.row(i, s.Low), t.addr(i+1, s.Low), true
+	if t.addrs != nil {
+		// upper_bound over rows [first+1, last-1) (excluding the end
+		// row), minus one.
+		first, last := int(s.first)+1, int(s.last)-1
+		i := first + upperBound(t.addrs[first:last], pc) - 1
+		return t.wideRow(i), t.addrs[i+1], true
+	}
+	// The compact form's rows are in address order (compactOK), so the
+	// row LLVM's upper_bound finds is the last at or below pc: in the
+	// last of the sequence's blocks that starts at or below pc (the
+	// first does, at Low), before the first row above pc. The end row,
+	// at High, is above pc, so the scan stops there at the latest.
+	// Offsets from s.Low: pc-Low fits them, as pc is below High, itself
+	// a compact offset from Low.
+	off := uint32(pc - s.Low)
+	if s.blk0&unsortedFlag != 0 {
+		// As the wide form searches, by the rows' offsets.
+		u := &t.unsorted[s.blk0&^unsortedFlag]
+		offs := t.uoffs[u.at:][:s.last-s.first]
+		j := upperBound(offs[1:len(offs)-1], off)
+		p := compactRow{off: t.boff[int(u.blk0)+j/rowBlock]}
+		k := int(t.blk[int(u.blk0)+j/rowBlock])
+		for range j%rowBlock + 1 {
+			k = unpackRow(t.enc, k, &p)
+		}
+		return compactRowAt(&p, s.Low), s.Low + uint64(offs[j+1]), true
+	}
+	nb := (int(s.last-s.first) + rowBlock - 1) / rowBlock
+	b := int(s.blk0) + upperBound(t.boff[s.blk0:int(s.blk0)+nb], off) - 1
+	p := compactRow{off: t.boff[b]}
+	k := unpackRow(t.enc, int(t.blk[b]), &p)
+	rowsLeft := int(s.last-s.first) - (b-int(s.blk0))*rowBlock // in this block and after
+	for j := 1; j < min(rowBlock, rowsLeft); j++ {
+		// The next row's address, read alone (unpackRow's first field).
+		next := p.off
+		if b := t.enc[k+1]; b < 0x80 {
+			next += uint32(b)
+		} else {
+			d, _ := binary.Uvarint(t.enc[k+1:])
+			next += uint32(d)
+		}
+		if next > off {
+			return compactRowAt(&p, s.Low), s.Low + uint64(next), true
+		}
+		k = unpackRow(t.enc, k, &p)
+	}
+	// The block's last row: the next block starts above pc.
+	return compactRowAt(&p, s.Low), s.Low + uint64(t.boff[b+1]), true
 }
 
 // bySection orders the sequences by section, then High, as LLVM 14 does
@@ -473,19 +567,18 @@ func (t *Table) bySection(pcSection func(uint64) uint32) {
 	t.secStart = append(t.secStart, len(t.seqs))
 }
 
-// lookup returns the index of the row covering pc and its sequence, or a
-// nil sequence.
-func (t *Table) lookup(pc uint64) (int, *Sequence) {
+// lookup returns the sequence that answers pc, or nil.
+func (t *Table) lookup(pc uint64) *Sequence {
 	if t.pcSection == nil {
-		return t.lookupIn(pc, t.seqs)
+		return lookupIn(pc, t.seqs)
 	}
 	// LineTable::lookupAddress: the sequences of pc's section, then
 	// those of none.
 	sec := t.pcSection(pc)
-	if i, s := t.lookupIn(pc, t.sectionSeqs(sec)); s != nil || sec == 0 {
-		return i, s
+	if s := lookupIn(pc, t.sectionSeqs(sec)); s != nil || sec == 0 {
+		return s
 	}
-	return t.lookupIn(pc, t.sectionSeqs(0))
+	return lookupIn(pc, t.sectionSeqs(0))
 }
 
 // sectionSeqs returns the sequences of section key sec.
@@ -498,7 +591,7 @@ func (t *Table) sectionSeqs(sec uint32) []Sequence {
 }
 
 // lookupIn is lookup among seqs, a run of t.seqs sorted by High.
-func (t *Table) lookupIn(pc uint64, seqs []Sequence) (int, *Sequence) {
+func lookupIn(pc uint64, seqs []Sequence) *Sequence {
 	// upper_bound over the sequences by High (see upperBound).
 	lo, n := 0, len(seqs)
 	for n > 0 {
@@ -511,21 +604,13 @@ func (t *Table) lookupIn(pc uint64, seqs []Sequence) (int, *Sequence) {
 		}
 	}
 	if lo == len(seqs) {
-		return 0, nil
+		return nil
 	}
 	s := &seqs[lo]
 	if pc < s.Low {
-		return 0, nil
+		return nil
 	}
-	// upper_bound over rows [first+1, last-1) (excluding the end row),
-	// minus one.
-	first, last := int(s.first)+1, int(s.last)-1
-	if t.addrs != nil {
-		return first + upperBound(t.addrs[first:last], pc) - 1, s
-	}
-	// Offsets from s.Low. pc-Low fits them: pc is below High, the end
-	// row's address, which is itself a compact offset from Low.
-	return first + upperBound(t.offs[first:last], uint32(pc-s.Low)) - 1, s
+	return s
 }
 
 // upperBound returns the index of the first element of a greater than v
@@ -569,34 +654,46 @@ func (t *Table) Rows(s Sequence) iter.Seq[Row] {
 		}
 		if t.addrs != nil {
 			for i := int(s.first); i < int(s.last); i++ {
-				if !yield(t.row(i, s.Low)) {
+				if !yield(t.wideRow(i)) {
 					return
 				}
 			}
 			return
 		}
-		// Unpack the rows in order from the start of the first's block.
+		b := int(s.blk0)
+		if s.blk0&unsortedFlag != 0 {
+			i := int(s.blk0 &^ unsortedFlag)
+			if i >= len(t.unsorted) {
+				return // not a Sequence of this Table
+			}
+			b = int(t.unsorted[i].blk0)
+		}
+		if n := int(s.last - s.first); n > 0 && b+(n-1)/rowBlock >= len(t.blk) {
+			return // not a Sequence of this Table
+		}
+		// Unpack the rows in order, block by block.
 		var p compactRow
-		i := int(s.first) &^ (rowBlock - 1)
-		k := int(t.blk[i/rowBlock])
-		for ; i < int(s.last); i++ {
-			if i%rowBlock == 0 {
-				p, k = compactRow{}, int(t.blk[i/rowBlock])
+		k := 0
+		for j := range int(s.last - s.first) {
+			if j%rowBlock == 0 {
+				p, k = compactRow{off: t.boff[b]}, int(t.blk[b])
+				b++
 			}
 			k = unpackRow(t.enc, k, &p)
-			if i < int(s.first) {
-				continue
-			}
-			r := Row{Address: s.Low + uint64(t.offs[i]), File: uint32(p.file), Line: p.line,
-				Column: uint32(p.column), Discriminator: uint32(p.discrim)}
-			r.IsStmt = p.flags&flagStmt != 0
-			r.BasicBlock = p.flags&flagBasicBlock != 0
-			r.EndSequence = p.flags&flagEndSequence != 0
-			r.PrologueEnd = p.flags&flagPrologueEnd != 0
-			r.EpilogueBegin = p.flags&flagEpilogueBegin != 0
+			r := compactRowAt(&p, s.Low)
 			if !yield(r) {
 				return
 			}
 		}
 	}
+}
+
+// sortedRows reports whether rows are in address order.
+func sortedRows(rows []compactRow) bool {
+	for i := 1; i < len(rows); i++ {
+		if rows[i].off < rows[i-1].off {
+			return false
+		}
+	}
+	return true
 }

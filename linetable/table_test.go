@@ -2,6 +2,7 @@ package linetable
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"sort"
 	"testing"
@@ -254,8 +255,8 @@ func TestTableForms(t *testing.T) {
 			if err1 != nil || err2 != nil {
 				t.Fatalf("%s unit %#x: %v, %v", fx.name, off, err1, err2)
 			}
-			if compact.offs == nil && compact.Len() > 0 || wide.addrs == nil && wide.Len() > 0 {
-				t.Fatalf("%s unit %#x: compact form %v, wide form %v", fx.name, off, compact.offs != nil, wide.addrs != nil)
+			if compact.enc == nil && compact.Len() > 0 || wide.addrs == nil && wide.Len() > 0 {
+				t.Fatalf("%s unit %#x: compact form %v, wide form %v", fx.name, off, compact.enc != nil, wide.addrs != nil)
 			}
 			if compact.Len() != wide.Len() || len(compact.seqs) != len(wide.seqs) {
 				t.Fatalf("%s unit %#x: %d/%d rows, %d/%d sequences", fx.name, off, compact.Len(), wide.Len(), len(compact.seqs), len(wide.seqs))
@@ -334,5 +335,101 @@ func TestTableWideRows(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestTableBlocks compares the compact form with the wide form on
+// sequences of every length around the block size, with runs of rows at
+// one address placed across block boundaries, at every address they span.
+func TestTableBlocks(t *testing.T) {
+	for n := 1; n <= 3*rowBlock+2; n++ {
+		for dup := 0; dup <= rowBlock+1; dup++ {
+			asm := build(t, DefaultHeader(4), nil, func(a *Assembler) {
+				// A sequence before, so that this one's blocks do not
+				// start the table's.
+				a.SetAddress(0x10)
+				a.Copy()
+				a.AdvancePC(3)
+				a.EndSequence()
+				a.SetAddress(0x1000)
+				for i := range n {
+					a.AdvanceLine(1)
+					a.Copy()
+					// dup rows share an address from row n/2 on; the
+					// others step by 1, 2 or 200 (a two-byte delta).
+					if i < n/2 || i >= n/2+dup {
+						a.AdvancePC(uint64([]int{1, 2, 200}[i%3]))
+					}
+				}
+				a.AdvancePC(4)
+				a.EndSequence()
+			})
+			compareForms(t, fmt.Sprintf("n=%d dup=%d", n, dup), asm, 0x1000+200*uint64(n)+8, false)
+		}
+	}
+}
+
+// TestTableUnsorted: a sequence whose rows go back below the row before
+// (above its first: it stays compact) is searched as the wide form
+// searches it, wherever the step back falls among the blocks.
+func TestTableUnsorted(t *testing.T) {
+	for n := 3; n <= 3*rowBlock+2; n++ {
+		for back := 2; back < n; back++ {
+			asm := build(t, DefaultHeader(4), nil, func(a *Assembler) {
+				a.SetAddress(0x10)
+				a.Copy()
+				a.AdvancePC(3)
+				a.EndSequence()
+				for i := range n {
+					if i == back {
+						a.SetAddress(0x1000 + 4*uint64(i) - 6) // below the row before, above the first
+					} else if i == 0 {
+						a.SetAddress(0x1000)
+					} else {
+						a.AdvancePC(4)
+					}
+					a.AdvanceLine(1)
+					a.Copy()
+				}
+				a.AdvancePC(4 * uint64(n))
+				a.EndSequence()
+			})
+			compareForms(t, fmt.Sprintf("n=%d back=%d", n, back), asm, 0x1000+8*uint64(n)+8, true)
+		}
+	}
+}
+
+// compareForms builds asm's Table in the compact and the wide form and
+// compares their rows and LookupRange at every address below end. unsorted
+// is whether asm's last sequence's rows are out of address order.
+func compareForms(t *testing.T, name string, asm *Assembled, end uint64, unsorted bool) {
+	t.Helper()
+	opts := asm.Options()
+	var r1, r2 Reader
+	if err := r1.init(asm.Line, 0, optsOrZero(opts)); err != nil {
+		t.Fatal(err)
+	}
+	if err := r2.init(asm.Line, 0, optsOrZero(opts)); err != nil {
+		t.Fatal(err)
+	}
+	compact, err1 := newTableForm(&r1, true)
+	wide, err2 := newTableForm(&r2, false)
+	if err1 != nil || err2 != nil || compact.enc == nil || wide.addrs == nil {
+		t.Fatalf("%s: %v, %v; compact form %v", name, err1, err2, compact.enc != nil)
+	}
+	if got := len(compact.unsorted) == 1; got != unsorted || len(compact.unsorted) > 1 {
+		t.Fatalf("%s: %d unsorted sequences", name, len(compact.unsorted))
+	}
+	for i, s := range wide.seqs {
+		if got, want := slices.Collect(compact.Rows(compact.seqs[i])), slices.Collect(wide.Rows(s)); !slices.Equal(got, want) {
+			t.Fatalf("%s: compact rows %+v, wide %+v", name, got, want)
+		}
+	}
+	for pc := uint64(0); pc < end; pc++ {
+		r1, e1, ok1 := compact.LookupRange(pc)
+		r2, e2, ok2 := wide.LookupRange(pc)
+		if r1 != r2 || e1 != e2 || ok1 != ok2 {
+			t.Fatalf("%s: LookupRange(%#x): compact %+v %#x %v, wide %+v %#x %v", name, pc, r1, e1, ok1, r2, e2, ok2)
+		}
 	}
 }
