@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"iter"
+	"math/bits"
 	"runtime"
 	"slices"
 	"sync"
@@ -211,6 +212,20 @@ func newWindow(index int, in []uint64) *window {
 		copy(w.pcs, in)
 		for i := range w.pos {
 			w.pos[i] = int32(i)
+		}
+	} else if shift := bits.Len(uint(len(in))); bits.Len64(slices.Max(in)) <= 64-shift {
+		// Each address with its index in the low bits, sorted as plain
+		// integers: several times faster than sorting the indexes
+		// through a comparison function.
+		keys := w.pcs // reused: each key becomes its address below
+		for i, pc := range in {
+			keys[i] = pc<<shift | uint64(i)
+		}
+		slices.Sort(keys)
+		mask := uint64(1)<<shift - 1
+		for k, key := range keys {
+			w.pos[key&mask] = int32(k)
+			keys[k] = key >> shift
 		}
 	} else {
 		order := make([]int32, len(in))

@@ -6,6 +6,7 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"runtime"
 	"slices"
@@ -372,5 +373,34 @@ func TestBatchCancel(t *testing.T) {
 			t.Fatalf("n=%d: %d answers", n, seen)
 		}
 		t.Logf("n=%d: %d answered, %d cancelled", n, n-failed, failed)
+	}
+}
+
+// TestNewWindow: a window holds its addresses sorted and where each input
+// address went, on both sorting paths (addresses with room for the index
+// in their high bits, and addresses without), duplicates included.
+func TestNewWindow(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, top := range []uint64{1 << 20, 1 << 47, 1<<64 - 1} {
+		for _, n := range []int{2, 3, 100, batchWindow} {
+			in := make([]uint64, n)
+			for i := range in {
+				in[i] = rng.Uint64N(top)
+				if i%7 == 3 {
+					in[i] = in[i-1] // a duplicate
+				}
+			}
+			w := newWindow(0, in)
+			if !slices.IsSorted(w.pcs) {
+				t.Fatalf("top %#x, %d addresses: not sorted", top, n)
+			}
+			seen := make([]bool, n)
+			for i, k := range w.pos {
+				if w.pcs[k] != in[i] || seen[k] {
+					t.Fatalf("top %#x, %d addresses: address %d (%#x) at %d, which holds %#x (seen %v)", top, n, i, in[i], k, w.pcs[k], seen[k])
+				}
+				seen[k] = true
+			}
+		}
 	}
 }
