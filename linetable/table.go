@@ -649,7 +649,7 @@ func (t *Table) Sequences() iter.Seq[Sequence] {
 func (t *Table) Rows(s Sequence) iter.Seq[Row] {
 	t = t.all()
 	return func(yield func(Row) bool) {
-		if s.last > uint32(t.Len()) || s.first > s.last {
+		if !t.holds(s) {
 			return // not a Sequence of this Table
 		}
 		if t.addrs != nil {
@@ -662,14 +662,7 @@ func (t *Table) Rows(s Sequence) iter.Seq[Row] {
 		}
 		b := int(s.blk0)
 		if s.blk0&unsortedFlag != 0 {
-			i := int(s.blk0 &^ unsortedFlag)
-			if i >= len(t.unsorted) {
-				return // not a Sequence of this Table
-			}
-			b = int(t.unsorted[i].blk0)
-		}
-		if n := int(s.last - s.first); n > 0 && b+(n-1)/rowBlock >= len(t.blk) {
-			return // not a Sequence of this Table
+			b = int(t.unsorted[s.blk0&^unsortedFlag].blk0)
 		}
 		// Unpack the rows in order, block by block.
 		var p compactRow
@@ -686,6 +679,35 @@ func (t *Table) Rows(s Sequence) iter.Seq[Row] {
 			}
 		}
 	}
+}
+
+// holds reports whether s is one of t's sequences (the compact form's
+// blocks hold a sequence's rows alone, so the rows of another Table's
+// sequence would not be where its indexes say).
+func (t *Table) holds(s Sequence) bool {
+	// The sequences are sorted by High, or by section, then High
+	// (bySection).
+	bySec := t.pcSection != nil
+	key := func(a Sequence) (uint32, uint64) {
+		if bySec {
+			return a.section, a.High
+		}
+		return 0, a.High
+	}
+	sec, high := key(s)
+	i, _ := slices.BinarySearchFunc(t.seqs, s, func(a, _ Sequence) int {
+		as, ah := key(a)
+		return cmp.Or(cmp.Compare(as, sec), cmp.Compare(ah, high))
+	})
+	for ; i < len(t.seqs); i++ {
+		if as, ah := key(t.seqs[i]); as != sec || ah != high {
+			break
+		}
+		if t.seqs[i] == s {
+			return true
+		}
+	}
+	return false
 }
 
 // sortedRows reports whether rows are in address order.

@@ -433,3 +433,47 @@ func compareForms(t *testing.T, name string, asm *Assembled, end uint64, unsorte
 		}
 	}
 }
+
+// TestTableForeignSequence: Rows yields nothing for a Sequence of another
+// Table, even one whose indexes fall inside this Table's rows (its blocks
+// would not hold the rows those indexes name).
+func TestTableForeignSequence(t *testing.T) {
+	// seqs sequences of rows rows each (and their end rows).
+	prog := func(seqs, rows int) *Assembled {
+		return build(t, DefaultHeader(4), nil, func(a *Assembler) {
+			for k := range seqs {
+				a.SetAddress(0x1000 * uint64(k+1))
+				for range rows {
+					a.AdvanceLine(1)
+					a.Copy()
+					a.AdvancePC(4)
+				}
+				a.EndSequence()
+			}
+		})
+	}
+	// big's one sequence has rows 0 to 9 in blocks 0 and 1: small has
+	// that many rows and blocks too, but its block 0 holds two rows.
+	big, err := NewTable(prog(1, 8).Line, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	small, err := NewTable(prog(5, 1).Line, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if small.Len() < big.Len() || len(small.blk) < len(big.blk) {
+		t.Fatalf("small: %d rows, %d blocks; big: %d, %d", small.Len(), len(small.blk), big.Len(), len(big.blk))
+	}
+	for s := range big.Sequences() {
+		if n := len(slices.Collect(small.Rows(s))); n != 0 {
+			t.Errorf("small.Rows of big's sequence %#x-%#x: %d rows", s.Low, s.High, n)
+		}
+		if n := len(slices.Collect(big.Rows(s))); n < 2 {
+			t.Errorf("big.Rows of its own sequence %#x-%#x: %d rows", s.Low, s.High, n)
+		}
+	}
+	if n := len(slices.Collect(big.Rows(Sequence{}))); n != 0 {
+		t.Errorf("Rows(Sequence{}): %d rows", n)
+	}
+}
