@@ -101,8 +101,17 @@ const (
 	packColumn  = 1 << 7 // the column differs from the row before: a uvarint follows
 )
 
-// seqPool holds the scratch of newTableForm's current sequence.
-var seqPool = sync.Pool{New: func() any { return new([]compactRow) }}
+// packScratch is what newTableForm builds the compact form in: the
+// current sequence's rows, and the packed rows, blocks and sequences, which
+// the Table gets copies of, to size (one pass over the program, and no
+// spare capacity kept). A pool keeps them across Tables.
+type packScratch struct {
+	seq  []compactRow
+	pk   rowPacker
+	seqs []Sequence
+}
+
+var packPool = sync.Pool{New: func() any { return new(packScratch) }}
 
 // A rowPacker packs rows into blocks of rowBlock (see Table.enc): about 4
 // to 5 bytes a row against compactRow's 16, since a row's address and line
@@ -166,16 +175,6 @@ func (pk *rowPacker) add(rows []compactRow) (blk0 uint32, ok bool) {
 		pk.prev = *p
 	}
 	return blk0, true
-}
-
-// finish returns the packed rows, copied to size when their slice has
-// much room to spare.
-func (pk *rowPacker) finish() (enc []byte, blk, boff []uint32) {
-	enc = pk.enc
-	if cap(enc)-len(enc) > len(enc)/8 {
-		enc = append([]byte(nil), enc...)
-	}
-	return enc, slices.Clip(pk.blk), slices.Clip(pk.boff)
 }
 
 // unpackRow decodes the packed row at enc[k:] over p, which holds the row
@@ -322,16 +321,18 @@ func NewTable(data []byte, off uint64, opts *Options) (*Table, error) {
 // newTableForm builds the Table of r's program, which it consumes; r must
 // not be used after. allowCompact false forces the wide form (for tests).
 func newTableForm(r *Reader, allowCompact bool) (*Table, error) {
-	// Count the rows and sequences first, and see whether the rows all
-	// fit the compact form: decoding is cheaper than growing the slices
-	// by appending, and the Table then holds no spare capacity (but for
-	// sequences dropped below).
+	// The compact form is built in one pass, its arrays sized from the
+	// program's length and copied to size at the end; a row that does
+	// not fit it starts over in the wide form. The wide form counts the
+	// rows and sequences first (decoding is cheaper than growing its
+	// 36 bytes a row by appending), and then holds no spare capacity
+	// (but for sequences dropped below).
 	var chunk [128]Row
 	n, nseq := 0, 0
 	compact := allowCompact
 	var low uint64
 	startSeq := true
-	for {
+	for !compact {
 		k := r.fill(chunk[:])
 		if k == 0 {
 			break
@@ -354,15 +355,17 @@ func newTableForm(r *Reader, allowCompact bool) (*Table, error) {
 	var (
 		pk  rowPacker
 		seq []compactRow
+		sc  *packScratch
 	)
 	if compact {
-		// Each sequence's blocks: at most n/rowBlock + nseq in all.
-		pk.enc = make([]byte, 0, 4*n)
-		pk.blk = make([]uint32, 0, n/rowBlock+nseq)
-		pk.boff = make([]uint32, 0, n/rowBlock+nseq)
-		sp := seqPool.Get().(*[]compactRow)
-		defer func() { *sp = seq[:0]; seqPool.Put(sp) }()
-		seq = (*sp)[:0]
+		sc = packPool.Get().(*packScratch)
+		defer func() {
+			sc.seq = seq[:0]
+			sc.pk = rowPacker{enc: pk.enc[:0], blk: pk.blk[:0], boff: pk.boff[:0]}
+			packPool.Put(sc)
+		}()
+		seq, t.seqs = sc.seq[:0], sc.seqs[:0]
+		pk = rowPacker{enc: sc.pk.enc[:0], blk: sc.pk.blk[:0], boff: sc.pk.boff[:0]}
 	} else {
 		t.addrs, t.wide = make([]uint64, n), make([]packedRow, n)
 	}
@@ -380,15 +383,21 @@ decode:
 			err = r.end()
 			break
 		}
-		// The program decodes the same way twice, so it yields the n
-		// rows counted; the bound only keeps the writes below in range.
-		k = min(k, n-w)
+		if !compact {
+			// The program decodes the same way twice, so it yields the n
+			// rows counted; the bound only keeps the writes below in range.
+			k = min(k, n-w)
+		}
 		for j := range chunk[:k] {
 			row := &chunk[j]
 			if startSeq {
 				low, startSeq = row.Address, false
 			}
 			if compact {
+				if !compactOK(row, low) {
+					r.Reset()
+					return newTableForm(r, false)
+				}
 				seq = append(seq, compactRow{off: uint32(row.Address - low), line: row.Line, file: uint16(row.File),
 					column: uint16(row.Column), discrim: uint16(row.Discriminator), flags: flagsOf(row)})
 			} else {
@@ -437,7 +446,9 @@ decode:
 	// Rows of a sequence the program never ended cannot be looked up.
 	if compact {
 		t.rows = seqStart
-		t.enc, t.blk, t.boff = pk.finish()
+		t.enc, t.blk, t.boff = copyOut(pk.enc), copyOut(pk.blk), copyOut(pk.boff)
+		sc.seqs = t.seqs[:0] // the scratch, grown: the Table gets a copy
+		t.seqs = copyOut(t.seqs)
 		t.unsorted, t.uoffs = slices.Clip(t.unsorted), slices.Clip(t.uoffs)
 	} else {
 		t.addrs = slices.Clip(t.addrs[:seqStart])
@@ -718,4 +729,13 @@ func sortedRows(rows []compactRow) bool {
 		}
 	}
 	return true
+}
+
+// copyOut returns a copy of s, a scratch slice, to size; nil if s is
+// empty (an empty slice of the scratch would keep all of it alive).
+func copyOut[T any](s []T) []T {
+	if len(s) == 0 {
+		return nil
+	}
+	return slices.Clone(s)
 }
