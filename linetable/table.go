@@ -29,8 +29,8 @@ import (
 // row over the testdata/elf fixtures, 4.58 on cmd/go's tables, 5.60 on
 // libradosgw's; 16 unpacked; 4 more for the rows of a sequence out of
 // address order); else 36; and 32 bytes per sequence. Arrays are allocated
-// to size (NewTable decodes the program twice: once to count and choose
-// the form). Every row costs the program at least one byte, so a Table is
+// to size (the compact form is packed into reused scratch and copied out;
+// the wide form's program is decoded twice, once to count). Every row costs the program at least one byte, so a Table is
 // at most about 36 times the size of its program; for cmd/go's Go-linker
 // tables it is about 1.5 times (rows and sequences).
 type Table struct {
