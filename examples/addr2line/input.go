@@ -34,6 +34,54 @@ type request struct {
 // a request: spaces only (and stray line ends), not tabs.
 const delims = " \n\r"
 
+// isDelim tells the bytes of delims apart in one load: strings.IndexAny
+// scans a line once per delimiter.
+var isDelim = [256]bool{' ': true, '\n': true, '\r': true}
+
+// indexDelim returns the index of s's first delimiter, or -1.
+func indexDelim(s string) int {
+	for i := 0; i < len(s); i++ {
+		if isDelim[s[i]] {
+			return i
+		}
+	}
+	return -1
+}
+
+// hexDigit maps a byte to its value as a hexadecimal digit, 0xff if none.
+var hexDigit = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xff
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = byte(c - '0')
+	}
+	for c := 'a'; c <= 'f'; c++ {
+		t[c], t[c-'a'+'A'] = byte(c-'a'+10), byte(c-'a'+10)
+	}
+	return t
+}()
+
+// parseHexLine parses a line that is 0x or 0X and one to sixteen
+// hexadecimal digits, nothing else: what profilers feed a symbolizer. It
+// reports false for any other line, which parseRequest then reads in full;
+// for this one both ways of reading an address (parseNumber, parseHex)
+// agree with it.
+func parseHexLine(s string) (uint64, bool) {
+	if len(s) < 3 || len(s) > 18 || s[0] != '0' || s[1]|0x20 != 'x' {
+		return 0, false
+	}
+	var v uint64
+	for i := 2; i < len(s); i++ {
+		d := hexDigit[s[i]]
+		if d > 15 {
+			return 0, false
+		}
+		v = v<<4 | uint64(d)
+	}
+	return v, true
+}
+
 // parseRequest splits an input line like llvm-symbolizer 14's
 // parseCommand: an optional "CODE "/"DATA "/"FRAME " prefix, then, when no
 // --obj was given, a module name (bare, or quoted with ' or "), then an
@@ -41,6 +89,17 @@ const delims = " \n\r"
 // (parseNumber), or with hex set (llvm-addr2line, after GNU addr2line)
 // hexadecimal with an optional 0x or 0X.
 func parseRequest(line, obj string, hex bool) request {
+	if obj != "" {
+		if v, ok := parseHexLine(line); ok {
+			return request{module: obj, text: line, addr: v, ok: true}
+		}
+	}
+	return parseFull(line, obj, hex)
+}
+
+// parseFull is parseRequest without the fast path for bare hexadecimal
+// lines.
+func parseFull(line, obj string, hex bool) request {
 	r := request{text: line}
 	s := line
 	switch {
@@ -68,7 +127,7 @@ func parseRequest(line, obj string, hex bool) request {
 			}
 			r.module, s = s[1:1+end], s[2+end:]
 		} else {
-			n := strings.IndexAny(s, delims)
+			n := indexDelim(s)
 			if n < 0 {
 				n = len(s)
 			}
@@ -82,7 +141,7 @@ func parseRequest(line, obj string, hex bool) request {
 		}
 	}
 	s = skipDelims(s)
-	if n := strings.IndexAny(s, delims); n >= 0 {
+	if n := indexDelim(s); n >= 0 {
 		s = s[:n]
 	}
 	if hex {
@@ -109,7 +168,7 @@ func parseHex(s string) (uint64, bool) {
 }
 
 func skipDelims(s string) string {
-	for s != "" && strings.IndexByte(delims, s[0]) >= 0 {
+	for s != "" && isDelim[s[0]] {
 		s = s[1:]
 	}
 	return s

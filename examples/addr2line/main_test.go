@@ -35,6 +35,9 @@ func TestParseRequest(t *testing.T) {
 		{"\t0x10", "m", request{"m", "", 0, cmdCode, false}}, // tabs are not separators
 		{"18446744073709551615", "m", request{"m", "", ^uint64(0), cmdCode, true}},
 		{"0x10000000000000000", "m", request{"m", "", 0, cmdCode, false}},
+		{"0XfFfFfFfFfFfFfFfF", "m", request{"m", "", ^uint64(0), cmdCode, true}},
+		{"0x00000000000000001be0", "m", request{"m", "", 0x1be0, cmdCode, true}}, // past the fast path's 16 digits
+		{"0x1be0g", "m", request{"m", "", 0, cmdCode, false}},
 		{"CODE 0x10", "m", request{"m", "", 0x10, cmdCode, true}},
 		{"DATA 0x10", "m", request{"m", "", 0x10, cmdData, true}},
 		{"FRAME 0x10", "m", request{"m", "", 0x10, cmdFrame, true}},
@@ -356,17 +359,23 @@ func TestJSONString(t *testing.T) {
 }
 
 // FuzzParseRequest feeds arbitrary request lines, with and without --obj:
-// nothing may panic, and the request keeps its text and --obj's module.
+// nothing may panic, the request keeps its text and --obj's module, and
+// the fast path for bare hexadecimal lines answers as the full parse does.
 func FuzzParseRequest(f *testing.F) {
 	for _, l := range []string{"0x1be0", "  0x1be0  junk", "07340", "0b101", "CODE 0x10", "DATA 0x10",
-		"FRAME 0x10", `DATA "a b" 0x10`, `'a b' 0x10`, `'a b 0x10`, "bin 0x10", "18446744073709551615", ""} {
+		"FRAME 0x10", `DATA "a b" 0x10`, `'a b' 0x10`, `'a b 0x10`, "bin 0x10", "18446744073709551615", "",
+		"0xffffffffffffffff", "0X1ffffffffffffffff", "0x00000000000000001", "0xABCdef", "0x12 "} {
 		f.Add(l, "")
 		f.Add(l, "m")
 	}
 	f.Fuzz(func(t *testing.T, line, obj string) {
-		r := parseRequest(line, obj, len(line)%2 == 0)
+		hex := len(line)%2 == 0
+		r := parseRequest(line, obj, hex)
 		if r.text != line || (obj != "" && r.module != obj) {
 			t.Errorf("parseRequest(%q, %q) = %+v", line, obj, r)
+		}
+		if full := parseFull(line, obj, hex); r != full {
+			t.Errorf("parseRequest(%q, %q, %v) = %+v, the full parse %+v", line, obj, hex, r, full)
 		}
 	})
 }
