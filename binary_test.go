@@ -404,3 +404,28 @@ func TestNewWindow(t *testing.T) {
 		}
 	}
 }
+
+// TestSortKeys checks sortKeys against slices.Sort on keys of every span
+// from one bit to 64, below and above the radix sort's minimum length.
+func TestSortKeys(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for span := 0; span <= 64; span++ {
+		for _, n := range []int{0, 1, 511, 512, 4096} {
+			keys := make([]uint64, n)
+			base := rng.Uint64()
+			for i := range keys {
+				v := rng.Uint64()
+				if span < 64 {
+					v &= 1<<span - 1
+				}
+				keys[i] = base + v
+			}
+			want := slices.Clone(keys)
+			slices.Sort(want)
+			sortKeys(keys)
+			if !slices.Equal(keys, want) {
+				t.Fatalf("span %d, %d keys: not sorted as slices.Sort sorts them", span, n)
+			}
+		}
+	}
+}
