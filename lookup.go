@@ -231,7 +231,8 @@ func (s *dwarfModule) appendFrames(dst []Frame, pc, lo, hi uint64, o *Options) (
 // addresses, and demangling costs microseconds. The cache holds at most one
 // entry per distinct name of the binary.
 func (b *Binary) demangle(name string) string {
-	if !strings.HasPrefix(name, "_Z") && !strings.HasPrefix(name, "___Z") && !strings.HasPrefix(name, "_R") {
+	if len(name) < 2 || name[0] != '_' ||
+		!strings.HasPrefix(name, "_Z") && !strings.HasPrefix(name, "___Z") && !strings.HasPrefix(name, "_R") {
 		return name // not mangled (C, Go): nothing to remember
 	}
 	return b.demangled.get(name)
