@@ -2,9 +2,12 @@ package symbolize
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/symbolize-go/symbolize/inline"
 )
+
+var chainPool = sync.Pool{New: func() any { s := make([]inline.Frame, 0, 16); return &s }}
 
 // AppendFrames appends the frames of pc to dst, innermost first (one frame
 // unless Options.Inlines), and returns the extended slice. An address that
@@ -185,9 +188,7 @@ func (s *dwarfModule) appendFrames(dst []Frame, pc, lo, hi uint64, o *Options) (
 		// Warnings, reported once): the symbol table still names pc.
 		return dst, pc, pc + 1
 	}
-	// A chain of a few frames (most are) stays in buf, on the stack:
-	// cheaper than a pooled slice.
-	var buf [4]inline.Frame
+	cp := chainPool.Get().(*[]inline.Frame)
 	// llvm-symbolizer 14 --no-inlines names its one frame after the
 	// innermost DIE (the symbol table then renames it when asked for
 	// linkage names) and takes its declaration line and low_pc.
@@ -195,7 +196,7 @@ func (s *dwarfModule) appendFrames(dst []Frame, pc, lo, hi uint64, o *Options) (
 	if !o.Inlines {
 		limit = 1
 	}
-	chain, clo, chi := us.inl.AppendChainRange(buf[:0], pc, limit)
+	chain, clo, chi := us.inl.AppendChainRange((*cp)[:0], pc, limit)
 	lo, hi = max(lo, clo), min(hi, chi)
 	last := len(chain)
 	for i := 0; i < last; i++ {
@@ -220,6 +221,8 @@ func (s *dwarfModule) appendFrames(dst []Frame, pc, lo, hi uint64, o *Options) (
 		}
 		dst = append(dst, f)
 	}
+	*cp = chain[:0]
+	chainPool.Put(cp)
 	return dst, lo, hi
 }
 
