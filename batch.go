@@ -257,11 +257,14 @@ func sortKeys(keys []uint64) {
 	lo, hi := slices.Min(keys), slices.Max(keys)
 	span := bits.Len64(hi - lo)
 	passes := (span + maxDigit - 1) / maxDigit
-	if passes > maxPasses {
+	switch {
+	case passes == 0:
+		return // all equal
+	case passes > maxPasses:
 		slices.Sort(keys)
 		return
 	}
-	width := (span + max(passes, 1) - 1) / max(passes, 1)
+	width := (span + passes - 1) / passes
 	tp := radixPool.Get().(*[]uint64)
 	tmp := slices.Grow((*tp)[:0], len(keys))[:len(keys)]
 	var count [1 << maxDigit]int32
@@ -285,7 +288,7 @@ func sortKeys(keys []uint64) {
 		src, dst = dst, src
 	}
 	if passes%2 == 1 {
-		copy(keys, src)
+		copy(keys, src) // the last pass wrote tmp
 	}
 	*tp = tmp
 	radixPool.Put(tp)

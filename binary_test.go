@@ -406,7 +406,8 @@ func TestNewWindow(t *testing.T) {
 }
 
 // TestSortKeys checks sortKeys against slices.Sort on keys of every span
-// from one bit to 64, below and above the radix sort's minimum length.
+// from 0 bits (all equal) to 64, below and above the radix sort's minimum
+// length.
 func TestSortKeys(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for span := 0; span <= 64; span++ {
