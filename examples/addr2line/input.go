@@ -36,7 +36,12 @@ const delims = " \n\r"
 
 // isDelim tells the bytes of delims apart in one load: strings.IndexAny
 // scans a line once per delimiter.
-var isDelim = [256]bool{' ': true, '\n': true, '\r': true}
+var isDelim = func() (t [256]bool) {
+	for i := range len(delims) {
+		t[delims[i]] = true
+	}
+	return t
+}()
 
 // indexDelim returns the index of s's first delimiter, or -1.
 func indexDelim(s string) int {
