@@ -366,6 +366,15 @@ func (s *Section) inflateParallel() error {
 	d := r.(*inflate.Decoder)
 	s.stream = d
 	out := s.f.alloc(s.Size)
+	// The compressed pages go as they are inflated, as on the serial
+	// path: otherwise a large section's compressed and inflated bytes
+	// are both resident at the end of the inflate.
+	d.SetProgress(func(done int) {
+		if uint64(done) >= s.dropped+dropStep {
+			s.f.dropPayload(s.payloadOff+s.dropped, uint64(done)-s.dropped)
+			s.dropped = uint64(done)
+		}
+	})
 	m, err := d.DecodeParallel(out, 0)
 	s.out = out[:m]
 	s.f.dropPayload(s.payloadOff, uint64(d.Consumed()))

@@ -134,6 +134,9 @@ type Decoder struct {
 	part    bool
 	record  bool
 	bounds  []bound
+	// progress, when set, is told Consumed as DecodeParallel's ordered
+	// decoding passes input (SetProgress).
+	progress func(consumed int)
 
 	lit  [litSize]uint32
 	dist [distSize]uint32

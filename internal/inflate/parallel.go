@@ -41,6 +41,16 @@ func (d *Decoder) DecodeParallel(out []byte, workers int) (int, error) {
 	return d.decodeParallel(out, workers, defaultPart)
 }
 
+// SetProgress makes DecodeParallel call f with Consumed each time its
+// ordered decoding has passed another part of the input, from one
+// goroutine at a time, so that a caller may drop the input behind it as
+// DecodeTo's callers do between calls (elfx releases a mapped file's
+// compressed pages as they are inflated, not all at the end). Speculative
+// parts may still read input behind that point after the ordered decoding
+// passed them, to no effect on the result: dropped pages of a mapped file
+// fault back in.
+func (d *Decoder) SetProgress(f func(consumed int)) { d.progress = f }
+
 // defaultPart is the compressed size of a part, in bytes; a stream is
 // cut into at most maxParts.
 const (
@@ -265,6 +275,9 @@ func (p *par) work() {
 				p.busy = true
 				p.mu.Unlock()
 				p.step()
+				if f := p.d.progress; f != nil {
+					f(p.d.Consumed()) // d is this worker's while busy
+				}
 				p.mu.Lock()
 				p.busy = false
 				p.cond.Broadcast()

@@ -279,3 +279,31 @@ func TestParallelPlaces(t *testing.T) {
 		t.Errorf("at most %d of 7 speculative parts placed", placed)
 	}
 }
+
+// TestParallelProgress: SetProgress's function hears Consumed as the
+// ordered decoding passes the parts, never going back, never beyond the
+// Consumed of the end, and the decode is DecodeTo's all the same.
+func TestParallelProgress(t *testing.T) {
+	r := rand.New(rand.NewPCG(29, 30))
+	data := genData(r, 2, 4<<20)
+	z := compressZlib(t, data, 6)
+	want := decodeOnce(z, true, len(data), 0, func(d *Decoder, out []byte) (int, error) { return d.DecodeTo(out, 0) })
+	var seen []int
+	got := decodeOnce(z, true, len(data), 0, func(d *Decoder, out []byte) (int, error) {
+		d.SetProgress(func(n int) { seen = append(seen, n) })
+		n, err := d.decodeParallel(out, 2, len(z)/8)
+		if c := d.Consumed(); len(seen) > 0 && seen[len(seen)-1] > c {
+			t.Errorf("progress heard %d, past the end's Consumed %d", seen[len(seen)-1], c)
+		}
+		return n, err
+	})
+	if got.n != want.n || !bytes.Equal(got.out, want.out) || errString(got.err) != errString(want.err) {
+		t.Fatalf("with progress: %d bytes, %v; DecodeTo: %d, %v", got.n, got.err, want.n, want.err)
+	}
+	if len(seen) < 4 {
+		t.Fatalf("progress heard %d times over 8 parts: %v", len(seen), seen)
+	}
+	if !slices.IsSorted(seen) || seen[0] <= 0 {
+		t.Errorf("progress went back or heard nothing consumed: %v", seen)
+	}
+}
