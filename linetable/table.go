@@ -310,6 +310,9 @@ type Sequence struct {
 // If the header is bad, NewTable returns nil and the error. If the program
 // goes bad after some sequences ended, it returns a Table of those sequences
 // together with the error, so that a caller may still use what decoded.
+//
+// The Table keeps no reference to data: a caller may reuse or release the
+// section's memory once every Table it needs from it is built.
 func NewTable(data []byte, off uint64, opts *Options) (*Table, error) {
 	var r Reader
 	if err := r.init(data, off, optsOrZero(opts)); err != nil {
@@ -462,8 +465,10 @@ decode:
 	}
 	t.h = r.h
 	// The Table takes r's files: r is not used again, so nothing else
-	// appends to them (clipped all the same).
+	// appends to them (clipped all the same). The opcode lengths are
+	// the one field that aliases data.
 	t.h.Files = slices.Clip(r.h.Files)
+	t.h.StandardOpcodeLengths = slices.Clone(r.h.StandardOpcodeLengths)
 	if err == io.EOF {
 		err = nil
 	}
