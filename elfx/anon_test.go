@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/symbolize-go/symbolize/locate"
@@ -89,5 +90,59 @@ func TestInflatedOffHeap(t *testing.T) {
 	f.Close()
 	if f.anon != nil || lf.Mapped() {
 		t.Errorf("Close left %d buffers, the file mapped: %v", len(f.anon), lf.Mapped())
+	}
+}
+
+// TestSectionRelease: Release gives back the whole pages of a range of a
+// mapped file's inflated section, which then read as zeros, and leaves
+// every other byte as it was; it does nothing to heap memory (NoMmap), to
+// a section not inflated whole yet, or after Close.
+func TestSectionRelease(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("pages are given back on linux")
+	}
+	page := os.Getpagesize()
+	raw := words(1<<20, 5)
+	te := &telf{is64: true, secs: []tsec{
+		{name: ".debug_line", typ: elf.SHT_PROGBITS, flags: elf.SHF_COMPRESSED, data: compressed(true, false, CompressZlib, raw)},
+	}}
+	path := filepath.Join(t.TempDir(), "z.elf")
+	if err := os.WriteFile(path, te.bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	off, n := uint64(3*page+100), uint64(5*page) // whole pages 4 to 7
+	for _, noMmap := range []bool{false, true} {
+		f, err := Open(path, &Options{NoMmap: noMmap})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := f.Section(".debug_line")
+		if _, err := s.Prefix(uint64(8 * page)); err != nil {
+			t.Fatal(err)
+		}
+		s.Release(off, n) // not inflated whole: nothing happens
+		got, err := s.Data()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := slices.Clone(raw)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("NoMmap %v: a Release before the section was whole changed it", noMmap)
+		}
+		s.Release(off, n)
+		if !noMmap {
+			clear(want[4*page : 8*page])
+		}
+		if !bytes.Equal(got, want) {
+			for i := range got {
+				if got[i] != want[i] {
+					t.Fatalf("NoMmap %v: after Release, byte %d is %#x, want %#x", noMmap, i, got[i], want[i])
+				}
+			}
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		s.Release(0, uint64(len(raw))) // after Close: must not touch what the pages are now
 	}
 }

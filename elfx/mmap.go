@@ -38,16 +38,33 @@ var (
 // the garbage collector's goal by as much, and with it the peak of
 // garbage kept around. Other files get heap memory, valid as long as it
 // is referenced.
-func (f *File) alloc(n uint64) []byte {
+//
+// anon reports that the bytes are outside the heap (Section.Release may
+// give their pages back).
+func (f *File) alloc(n uint64) (b []byte, anon bool) {
 	if m, ok := f.closer.(mapper); ok && m.Mapped() && n > 0 && uint64(int(n)) == n {
 		if b := mmap.Anon(int(n)); b != nil {
 			f.anonMu.Lock()
 			f.anon = append(f.anon, b)
 			f.anonMu.Unlock()
-			return b
+			return b, true
 		}
 	}
-	return make([]byte, n)
+	return make([]byte, n), false
+}
+
+// release gives back the pages of b[off:off+n], where b starts a buffer
+// from alloc outside the heap, unless Close has freed it (under anonMu, so
+// that the pages cannot be another mapping's by then).
+func (f *File) release(b []byte, off, n uint64) {
+	f.anonMu.Lock()
+	defer f.anonMu.Unlock()
+	for _, a := range f.anon {
+		if len(b) > 0 && len(a) > 0 && &a[0] == &b[0] {
+			mmap.Release(b, off, n)
+			return
+		}
+	}
 }
 
 // freeAnon releases what alloc took outside the heap.

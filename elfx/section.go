@@ -85,6 +85,7 @@ type Section struct {
 
 	mu     sync.Mutex
 	out    []byte    // decompressed so far; its length is what is valid
+	anon   bool      // out is outside the heap (File.alloc), from its start
 	stream io.Reader // decompressor positioned after out; nil before start
 	// dropped is how many bytes at the start of the payload are released
 	// from the resident set (see File.dropPayload).
@@ -203,6 +204,26 @@ func (s *Section) Data() ([]byte, error) {
 	return s.Prefix(math.MaxUint64)
 }
 
+// Release says that the section's data [off, off+n) will not be read
+// again. Where it was inflated into memory outside the Go heap (a
+// compressed section of a mapped file), the whole pages within that range
+// go back to the system at once and read as zeros from then on; elsewhere
+// (file bytes, heap memory) nothing happens. Only a section inflated whole
+// releases anything (until then its last bytes are the decoder's window),
+// and nothing after File.Close. The caller must not read the range again,
+// through any slice it holds either.
+func (s *Section) Release(off, n uint64) {
+	if !s.done.Load() || s.Relocated() {
+		return
+	}
+	s.mu.Lock()
+	full, anon := s.full, s.anon && s.err == nil
+	s.mu.Unlock()
+	if anon {
+		s.f.release(full, off, n)
+	}
+}
+
 // Prefix returns at least the first n bytes of the section's data (all of
 // it if n >= Size), inflating a compressed section only as far as needed
 // and keeping the decompressor to continue on the next call. The result
@@ -301,9 +322,10 @@ func (s *Section) inflate(want uint64) error {
 			// while a lying header costs at most 16x its stream.
 			c := max(uint64(2*cap(s.out)), chunk, min(s.Size, 16*s.payloadLen))
 			c = min(c, s.Size)
-			nb := s.f.alloc(c)[:len(s.out)]
+			nb, anon := s.f.alloc(c)
+			nb = nb[:len(s.out)]
 			copy(nb, s.out)
-			s.out = nb
+			s.out, s.anon = nb, anon
 		}
 		end := uint64(len(s.out)) + max(want-uint64(len(s.out)), chunk)
 		end = min(end, uint64(cap(s.out)))
@@ -365,7 +387,8 @@ func (s *Section) inflateParallel() error {
 	}
 	d := r.(*inflate.Decoder)
 	s.stream = d
-	out := s.f.alloc(s.Size)
+	out, anon := s.f.alloc(s.Size)
+	s.anon = anon
 	// The compressed pages go as they are inflated, as on the serial
 	// path: otherwise a large section's compressed and inflated bytes
 	// are both resident at the end of the inflate.

@@ -20,3 +20,19 @@ func (m *Mapping) Drop(off, n uint64) {
 		syscall.Madvise(m.Data[start:end], syscall.MADV_DONTNEED) // advice only: errors change nothing
 	}
 }
+
+// Release gives the whole pages within a[off:off+n] back to the system,
+// where a is memory from Anon (its start is page-aligned): they read as
+// zeros afterwards and cost nothing until written again. For inflated
+// bytes that nothing will read again.
+func Release(a []byte, off, n uint64) {
+	if off >= uint64(len(a)) {
+		return
+	}
+	page := uint64(os.Getpagesize())
+	start := (off + page - 1) &^ (page - 1)
+	end := (off + min(n, uint64(len(a))-off)) &^ (page - 1)
+	if start < end {
+		syscall.Madvise(a[start:end], syscall.MADV_DONTNEED)
+	}
+}
