@@ -337,6 +337,7 @@ func (s *dwarfModule) readAhead(closed *atomic.Bool) {
 				}
 			}
 			wg.Wait()
+			s.prepareLineRelease()
 		})
 		return
 	}

@@ -32,6 +32,7 @@ type dwarfModule struct {
 	recent  [64]atomic.Pointer[unitState]
 
 	aheadOnce sync.Once
+	lineRel   lineRelease // a bulk module's .debug_line, given back (linerelease.go)
 	// ahead, when set, starts building what lookups will need besides
 	// the DWARF (the binary's symbol table, or pc's symbol) on another
 	// goroutine, once after is closed (at once when nil).
@@ -118,8 +119,9 @@ func loadModule(src sectionSource, pc uint64, bulk bool, warns *warnList) *dwarf
 	ls, _ := src.(lazySource)
 	for _, i := range []int{secInfo, secLine} {
 		if ls != nil {
-			if fetch, size, ok := ls.lazySection(names[i]); ok {
+			if fetch, release, size, ok := ls.lazySection(names[i]); ok {
 				lazy[i] = buf.NewLazy(nil, size, fetch)
+				lazy[i].Release = release
 			}
 		}
 	}
@@ -502,6 +504,9 @@ func (s *dwarfModule) loadLinesFor(us *unitState, pc uint64, one bool) {
 		return
 	}
 	us.lines = lt
+	if !one {
+		s.lineBuilt(us.off, u.Root.StmtList)
+	}
 }
 
 func (s *dwarfModule) warn(err error) { s.warns.add(err) }

@@ -37,7 +37,9 @@ type lazySource interface {
 	// lazySection returns a function giving at least the first n bytes of
 	// the section ".debug_X", and its size, when the section is stored
 	// compressed; ok is false otherwise (reading it whole is then cheap).
-	lazySection(name string) (fetch func(n uint64) ([]byte, error), size uint64, ok bool)
+	// release, when not nil, gives back the memory of inflated bytes
+	// that will not be read again (buf.Lazy.Release).
+	lazySection(name string) (fetch func(n uint64) ([]byte, error), release func(off, n uint64), size uint64, ok bool)
 }
 
 // elfSource is an ELF binary with its separate debug file, if any.
@@ -72,13 +74,13 @@ func (e *elfSource) dwarfSection(name string) ([]byte, error) {
 	return s.Data()
 }
 
-func (e *elfSource) lazySection(name string) (func(uint64) ([]byte, error), uint64, bool) {
+func (e *elfSource) lazySection(name string) (func(uint64) ([]byte, error), func(off, n uint64), uint64, bool) {
 	s := e.dwarfFile().Section(name)
 	// A relocatable object's debug sections are relocated whole.
 	if s == nil || !s.HasData() || s.Compression == elfx.CompressNone || s.Relocated() {
-		return nil, 0, false
+		return nil, nil, 0, false
 	}
-	return s.Prefix, s.Size, true
+	return s.Prefix, s.Release, s.Size, true
 }
 
 func (e *elfSource) bigEndian() bool { return e.dwarfFile().Data == elf.ELFDATA2MSB }

@@ -181,12 +181,12 @@ func (m *machoSource) bigEndian() bool { return m.dwarfFile().BigEndian }
 
 // lazySection makes a section Go's linker stored compressed (__zdebug_X)
 // inflate only as far as the units looked up need, as ELF's do.
-func (m *machoSource) lazySection(name string) (func(uint64) ([]byte, error), uint64, bool) {
+func (m *machoSource) lazySection(name string) (func(uint64) ([]byte, error), func(off, n uint64), uint64, bool) {
 	z, ok, err := m.dwarfFile().CompressedDWARF(name)
 	if !ok || err != nil {
-		return nil, 0, false // a bad header is reported by dwarfSection
+		return nil, nil, 0, false // a bad header is reported by dwarfSection
 	}
-	return z.Prefix, z.Size, true
+	return z.Prefix, nil, z.Size, true
 }
 
 // symbols returns the image's direct (N_SECT) nlist symbols as

@@ -13,6 +13,10 @@ type Lazy struct {
 	// Size); a slice it returned stays valid after later calls.
 	Fetch func(n uint64) ([]byte, error)
 	Size  uint64
+	// Release, when set, is told that bytes [off, off+n) will not be
+	// read again, so that memory holding them may be given back (they
+	// may read as zeros afterwards).
+	Release func(off, n uint64)
 
 	mu  sync.Mutex
 	cur atomic.Pointer[[]byte]

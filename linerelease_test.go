@@ -1,0 +1,83 @@
+package symbolize
+
+import (
+	"context"
+	"debug/elf"
+	"runtime"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestBulkReleasesLinePrograms: a batch large enough to be bulk, over the
+// functions of a Go binary (its zlib .debug_line inflated outside the
+// heap, a mapped file), gives the line programs back once every unit that
+// names them has its table, and answers as a Binary that gave nothing back:
+// the same frames at every address, in that batch and in a second one
+// after. A one-address Binary (not bulk) gives nothing back.
+func TestBulkReleasesLinePrograms(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("pages are given back on linux")
+	}
+	const path = "testdata/elf/go-trimpath"
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	syms, err := f.Symbols()
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pcs []uint64
+	for _, s := range syms {
+		if elf.ST_TYPE(s.Info) == elf.STT_FUNC && s.Size > 0 {
+			pcs = append(pcs, s.Value, s.Value+s.Size/2)
+		}
+	}
+	for len(pcs) < 2*readAheadMin {
+		pcs = append(pcs, pcs...)
+	}
+	defer func(n uint64) { releaseBatch = n }(releaseBatch)
+	releaseBatch = 1 // each program as it is done: not every unit has code
+	want := make([][]Frame, len(pcs))
+	ref, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ref.Close()
+	for i, pc := range pcs {
+		if want[i], err = ref.AppendFrames(nil, pc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ref.dwarf.lineRel.released != 0 {
+		t.Errorf("a Binary that was not bulk gave back %d bytes of line programs", ref.dwarf.lineRel.released)
+	}
+
+	b, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	for round := range 2 {
+		for i, a := range b.Batch(context.Background(), pcs) {
+			if a.Err != nil {
+				t.Fatalf("round %d, %#x: %v", round, pcs[i], a.Err)
+			}
+			if d := cmp.Diff(want[i], slices.Clone(a.Frames)); d != "" {
+				t.Fatalf("round %d, %#x: the bulk Binary answers otherwise (-want +got):\n%s", round, pcs[i], d)
+			}
+		}
+		b.bg.Wait() // readAhead, which prepares the release
+		r := &b.dwarf.lineRel
+		r.mu.Lock()
+		released, stopped, progs := r.released, r.stopped, len(r.progs)
+		r.mu.Unlock()
+		if stopped || progs == 0 || released == 0 || released > b.dwarf.line.Size {
+			t.Fatalf("round %d: %d line programs, %d bytes of them given back of %d (stopped %v)",
+				round, progs, released, b.dwarf.line.Size, stopped)
+		}
+	}
+}
