@@ -124,6 +124,21 @@ func FuzzDecompress(f *testing.F) {
 		if uint64(len(d)) != s.Size || (perr == nil && !bytes.HasPrefix(d, p)) {
 			t.Fatalf("Data = %d bytes (Size %d); prefix consistent: %v", len(d), s.Size, bytes.HasPrefix(d, p))
 		}
+		// Release of any range: a byte outside the whole pages within it
+		// keeps its value; one inside keeps it or (mapped, linux) reads 0.
+		off, rn := n%(s.Size+1), declared
+		ms.Release(off, rn)
+		s.Release(off, rn)
+		page := uint64(os.Getpagesize())
+		lo, hi := (off+page-1)&^(page-1), (off+min(rn, s.Size-off))&^(page-1)
+		got, _ := ms.Data()
+		heap, _ := s.Data()
+		for i := range got {
+			in := uint64(i) >= lo && uint64(i) < hi
+			if heap[i] != d[i] || got[i] != d[i] && !(in && got[i] == 0) {
+				t.Fatalf("after Release(%d, %d), byte %d is %#x (heap %#x), was %#x", off, rn, i, got[i], heap[i], d[i])
+			}
+		}
 	})
 }
 
