@@ -189,14 +189,22 @@ func (r *lineRelease) done(off uint64, l *buf.Lazy) {
 	const page = 64 << 10 // at least any page size
 	lo = max(lo, r.progs[i].off-min(r.progs[i].off, page))
 	hi = min(hi, r.progs[i].end+page)
-	if k := len(r.batch) - 1; k >= 0 && lo <= r.batch[k].hi && hi >= r.batch[k].lo {
-		r.batch[k] = lineSpan{min(lo, r.batch[k].lo), max(hi, r.batch[k].hi)}
-	} else {
-		r.batch = append(r.batch, lineSpan{lo, hi})
-	}
+	r.batch = append(r.batch, lineSpan{lo, hi})
 	r.batchBytes += r.progs[i].end - r.progs[i].off
 	if r.batchBytes >= releaseBatch || r.open == 0 {
-		for _, sp := range r.batch {
+		// Units finish out of offset order: sorted, the spans that
+		// touch or overlap (all within done runs) are one call.
+		slices.SortFunc(r.batch, func(a, b lineSpan) int { return cmp.Compare(a.lo, b.lo) })
+		k := 0
+		for _, sp := range r.batch[1:] {
+			if sp.lo <= r.batch[k].hi {
+				r.batch[k].hi = max(r.batch[k].hi, sp.hi)
+			} else {
+				k++
+				r.batch[k] = sp
+			}
+		}
+		for _, sp := range r.batch[:k+1] {
 			l.Release(sp.lo, sp.hi-sp.lo)
 		}
 		r.released += r.batchBytes
