@@ -13,26 +13,25 @@ func (m *Mapping) Drop(off, n uint64) {
 	if m.Data == nil {
 		return
 	}
-	page := uint64(os.Getpagesize())
-	start := (off + page - 1) &^ (page - 1)
-	end := min(off+n, uint64(len(m.Data))) &^ (page - 1)
-	if start < end {
-		syscall.Madvise(m.Data[start:end], syscall.MADV_DONTNEED) // advice only: errors change nothing
-	}
+	dontNeed(m.Data, off, n)
 }
 
 // Release gives the whole pages within a[off:off+n] back to the system,
 // where a is memory from Anon (its start is page-aligned): they read as
 // zeros afterwards and cost nothing until written again. For inflated
 // bytes that nothing will read again.
-func Release(a []byte, off, n uint64) {
-	if off >= uint64(len(a)) {
+func Release(a []byte, off, n uint64) { dontNeed(a, off, n) }
+
+// dontNeed advises the kernel that the whole pages within b[off:off+n]
+// are not needed (b starts on a page).
+func dontNeed(b []byte, off, n uint64) {
+	if off >= uint64(len(b)) {
 		return
 	}
 	page := uint64(os.Getpagesize())
 	start := (off + page - 1) &^ (page - 1)
-	end := (off + min(n, uint64(len(a))-off)) &^ (page - 1)
+	end := (off + min(n, uint64(len(b))-off)) &^ (page - 1)
 	if start < end {
-		syscall.Madvise(a[start:end], syscall.MADV_DONTNEED)
+		syscall.Madvise(b[start:end], syscall.MADV_DONTNEED) // advice only: errors change nothing
 	}
 }
