@@ -524,7 +524,7 @@ func nextWanted(it *dwinfo.AttrReader, f *dwinfo.Field) bool {
 // locates reports whether a DIE of abbreviation ab may have an address
 // range, a low_pc or call-site attributes: what the walk must decode.
 func locates(ab *dwinfo.Abbrev) bool {
-	for _, s := range ab.Attrs {
+	for _, s := range ab.Attrs() {
 		switch s.Attr {
 		case dwinfo.AttrLowPC, dwinfo.AttrHighPC, dwinfo.AttrRanges,
 			dwinfo.AttrCallFile, dwinfo.AttrCallLine, dwinfo.AttrCallColumn, attrGNUDiscriminator:

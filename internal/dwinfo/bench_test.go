@@ -207,26 +207,29 @@ func BenchmarkParseAbbrevsLarge(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
+		var pool declPool // as a Data shares declarations between its tables
 		for _, off := range offs {
-			parseAbbrevs(buf.New(pkg, secAbbrev, data, false), off, defaultSizes)
+			parseAbbrevs(buf.New(pkg, secAbbrev, data, false), off, defaultSizes, &pool)
 		}
 	}
 	b.ReportMetric(float64(len(offs)), "tables")
-	// What the parsed tables keep.
+	// What the parsed tables keep, and the declarations they share.
 	kept := 0
+	var pool declPool
 	for _, off := range offs {
-		t, _ := parseAbbrevs(buf.New(pkg, secAbbrev, data, false), off, defaultSizes)
-		kept += int(unsafe.Sizeof(*t)) + cap(t.list)*int(unsafe.Sizeof(Abbrev{})) + 8*(cap(t.implicit)+cap(t.big)+cap(t.ops))
-		for i := range t.list {
-			kept += len(t.list[i].Attrs) * int(unsafe.Sizeof(AttrSpec{}))
-		}
+		t, _ := parseAbbrevs(buf.New(pkg, secAbbrev, data, false), off, defaultSizes, &pool)
+		kept += int(unsafe.Sizeof(*t)) + cap(t.list)*int(unsafe.Sizeof(Abbrev{})) + 8*(cap(t.ops)+cap(t.steps))
 	}
+	for _, d := range pool.byRaw {
+		kept += int(unsafe.Sizeof(*d)) + len(d.attrs)*int(unsafe.Sizeof(AttrSpec{})) + 8*len(d.vals)
+	}
+	b.ReportMetric(float64(len(pool.byRaw)), "distinct")
 	b.ReportMetric(float64(kept), "kept-B")
 }
 
 // parseAbbrevsEnd parses the table at off and returns where it ends.
 func parseAbbrevsEnd(r buf.Reader, off uint64) (*AbbrevTable, uint64, error) {
-	t, err := parseAbbrevs(r, off, defaultSizes)
+	t, err := parseAbbrevs(r, off, defaultSizes, nil)
 	if err != nil {
 		return nil, 0, err
 	}

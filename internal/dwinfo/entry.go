@@ -165,7 +165,7 @@ func (d *Data) loadRoot(h Header) (*Unit, error) {
 	if code == 0 {
 		code = ^uint64(0) // a null entry: parse the whole table, as loadUnit would
 	}
-	tab, err := parseAbbrevsTo(d.reader(secAbbrev, d.s.Abbrev), u.AbbrevOffset, sizesOf(&u.form), code)
+	tab, err := parseAbbrevsTo(d.reader(secAbbrev, d.s.Abbrev), u.AbbrevOffset, sizesOf(&u.form), code, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -1004,9 +1004,9 @@ func (er *EntryReader) sync(r *buf.Reader) error {
 // abbreviation, whose attributes before it have fixed sizes; r is a copy.
 func (er *EntryReader) sibling(r buf.Reader, e *Entry, ab *Abbrev, sib int) {
 	for i := range sib {
-		r.Skip(fixedSize(dw.Form(ab.Attrs[i].form), &er.u.form))
+		r.Skip(fixedSize(dw.Form(ab.decl.attrs[i].form), &er.u.form))
 	}
-	s := &ab.Attrs[sib]
+	s := &ab.decl.attrs[sib]
 	if v := dw.Read(&r, dw.Form(s.form), er.u.form, 0); v.Class == dw.ClassRef && r.Err() == nil {
 		e.sibling = er.u.Offset + v.U
 	}
@@ -1014,15 +1014,15 @@ func (er *EntryReader) sibling(r buf.Reader, e *Entry, ab *Abbrev, sib int) {
 
 // skipAttrs moves r past the attributes of a DIE, noting DW_AT_sibling.
 func (er *EntryReader) skipAttrs(r *buf.Reader, e *Entry, ab *Abbrev) {
-	t := er.u.tab
-	for i := range ab.Attrs {
-		s := &ab.Attrs[i]
+	attrs := ab.Attrs()
+	for i := range attrs {
+		s := &attrs[i]
 		if s.Attr == AttrSibling {
-			if v := dw.Read(r, t.formOf(s), er.u.form, t.implicitOf(s)); v.Class == dw.ClassRef {
+			if v := dw.Read(r, ab.formOf(s), er.u.form, ab.implicitOf(s)); v.Class == dw.ClassRef {
 				e.sibling = er.u.Offset + v.U
 			}
 		} else if !skipFixed(r, dw.Form(s.form), &er.u.form) {
-			dw.Read(r, t.formOf(s), er.u.form, 0) // implicit_const is fixed (0 bytes)
+			dw.Read(r, ab.formOf(s), er.u.form, 0) // implicit_const is fixed (0 bytes)
 		}
 	}
 }
@@ -1115,7 +1115,7 @@ type Field struct {
 type AttrReader struct {
 	r     buf.Reader
 	specs []AttrSpec
-	tab   *AbbrevTable
+	ab    *Abbrev
 	form  dw.Unit
 	i     int
 }
@@ -1129,9 +1129,9 @@ func (u *Unit) Attrs(e *Entry) AttrReader {
 	r.SetLimit(u.End)
 	var specs []AttrSpec
 	if e.abbrev != nil {
-		specs = e.abbrev.Attrs
+		specs = e.abbrev.Attrs()
 	}
-	return AttrReader{r: r, specs: specs, tab: u.tab, form: u.form}
+	return AttrReader{r: r, specs: specs, ab: e.abbrev, form: u.form}
 }
 
 // Next decodes the next attribute into f, reporting false at the end or on
@@ -1144,7 +1144,7 @@ func (a *AttrReader) Next(f *Field) bool {
 	a.i++
 	form, imp := dw.Form(s.form), int64(0)
 	if form >= dw.FormImplicitConst && (form == dw.FormImplicitConst || s.form == formBig) {
-		form, imp = a.tab.formOf(&s), a.tab.implicitOf(&s)
+		form, imp = a.ab.formOf(&s), a.ab.implicitOf(&s)
 	}
 	f.Attr, f.Form = s.Attr, form
 	f.Val = dw.Read(&a.r, form, a.form, imp)
@@ -1170,7 +1170,7 @@ func (a *AttrReader) Skip() bool {
 	s := &a.specs[a.i]
 	a.i++
 	if !skipFixed(&a.r, dw.Form(s.form), &a.form) {
-		dw.Read(&a.r, a.tab.formOf(s), a.form, 0) // implicit_const is fixed (0 bytes)
+		dw.Read(&a.r, a.ab.formOf(s), a.form, 0) // implicit_const is fixed (0 bytes)
 	}
 	return a.r.Err() == nil
 }

@@ -5,9 +5,11 @@ import (
 	"debug/dwarf"
 	"fmt"
 	"io"
+	"slices"
 	"testing"
 
 	"github.com/symbolize-go/symbolize/internal/dw"
+	"github.com/symbolize-go/symbolize/internal/dwasm"
 )
 
 // TestEntriesMatchDebugDwarf walks every unit of every fixture with both
@@ -282,6 +284,83 @@ func TestEntryAtAndSkip(t *testing.T) {
 					t.Fatalf("%s: DIE %#x: attributes left over", path, e.Offset)
 				}
 			}
+		}
+	}
+}
+
+// TestDeclsShared: the tables of a Data share declarations with the same
+// bytes whatever their codes, and only those: an implicit_const of another
+// value, or another tag, is another declaration. A table parsed without a
+// pool (a unit root's) reads the same.
+func TestDeclsShared(t *testing.T) {
+	ab := dwasm.New(false)
+	variable := func(code uint64, imp int64) {
+		ab.ULEB(code).ULEB(uint64(TagVariable)).U8(0)
+		ab.ULEB(uint64(AttrName)).ULEB(uint64(dw.FormStrp))
+		ab.ULEB(uint64(AttrDeclLine)).ULEB(uint64(dw.FormImplicitConst)).SLEB(imp)
+		ab.ULEB(0).ULEB(0)
+	}
+	sub := func(code uint64, tag Tag) {
+		ab.ULEB(code).ULEB(uint64(tag)).U8(1)
+		ab.ULEB(uint64(AttrName)).ULEB(uint64(dw.FormString))
+		ab.ULEB(0).ULEB(0)
+	}
+	variable(1, 7)
+	sub(2, TagSubprogram)
+	ab.ULEB(0)
+	offB := uint64(ab.Len())
+	sub(1, TagSubprogram)
+	variable(2, 9)
+	variable(3, 7)
+	sub(4, TagLexicalBlock)
+	ab.ULEB(0)
+	d := New(Sections{Abbrev: ab.Bytes()}, nil)
+	ta, err := d.Abbrevs(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, err := d.Abbrevs(offB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func(tab *AbbrevTable, code uint64) *Abbrev {
+		a, ok := tab.Lookup(code)
+		if !ok {
+			t.Fatalf("no code %d", code)
+		}
+		return a
+	}
+	a1, a2 := get(ta, 1), get(ta, 2)
+	b1, b2, b3, b4 := get(tb, 1), get(tb, 2), get(tb, 3), get(tb, 4)
+	if a2.decl != b1.decl || a1.decl != b3.decl {
+		t.Errorf("alike declarations not shared: %p %p, %p %p", a2.decl, b1.decl, a1.decl, b3.decl)
+	}
+	if a1.decl == b2.decl || a2.decl == b4.decl {
+		t.Errorf("declarations of another value or tag shared")
+	}
+	for _, c := range []struct {
+		a    *Abbrev
+		tag  Tag
+		code uint64
+		imp  int64
+	}{{a1, TagVariable, 1, 7}, {b2, TagVariable, 2, 9}, {b3, TagVariable, 3, 7}} {
+		attrs := c.a.Attrs()
+		if c.a.Tag != c.tag || c.a.Code != c.code || len(attrs) != 2 || c.a.implicitOf(&attrs[1]) != c.imp {
+			t.Errorf("code %d: tag %v, code %d, %d attributes, implicit %d; want %v, %d, 2, %d",
+				c.code, c.a.Tag, c.a.Code, len(attrs), c.a.implicitOf(&attrs[1]), c.tag, c.code, c.imp)
+		}
+	}
+	if b4.Tag != TagLexicalBlock || !b4.Children {
+		t.Errorf("code 4: %v, children %v", b4.Tag, b4.Children)
+	}
+	own, err := parseAbbrevs(d.reader(secAbbrev, d.s.Abbrev), offB, defaultSizes, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for code := uint64(1); code <= 4; code++ {
+		x, y := get(own, code), get(tb, code)
+		if x.decl == y.decl || !slices.Equal(x.Attrs(), y.Attrs()) || !slices.Equal(x.decl.vals, y.decl.vals) || x.Tag != y.Tag {
+			t.Errorf("code %d without a pool: %v %v, shared %v %v", code, x.Attrs(), x.decl.vals, y.Attrs(), y.decl.vals)
 		}
 	}
 }

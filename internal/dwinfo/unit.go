@@ -17,6 +17,7 @@ type Data struct {
 
 	abbrevMu sync.Mutex
 	abbrevs  map[uint64]*abbrevSlot
+	decls    declPool // what the tables in abbrevs declare
 
 	unitMu sync.Mutex
 	units  map[uint64]*unitSlot
