@@ -28,7 +28,8 @@ type dwarfModule struct {
 	addr    []byte // .debug_addr and .debug_ranges, which split units read too
 	ranges  []byte
 	big     bool
-	units   sync.Map // .debug_info offset -> *unitState
+	units   sync.Map       // .debug_info offset -> *unitState
+	strs    inline.Strings // the names and paths of every unit's inline index
 	recent  [64]atomic.Pointer[unitState]
 
 	aheadOnce sync.Once
@@ -322,7 +323,7 @@ func (s *dwarfModule) buildIndex(us *unitState, pc uint64, lineTable func(*dwinf
 	// supplementary file (module_sup.go).
 	// Lazy: a function's inline tree is read on the first lookup that
 	// lands in it; what it reports then goes to Warnings.
-	opts := &inline.Options{LineTable: lineTable, Lazy: true}
+	opts := &inline.Options{LineTable: lineTable, Lazy: true, Strings: &s.strs}
 	var after <-chan struct{}
 	if s.split != nil && isSkeleton(us.unit) {
 		s.linesOf(us) // reported before what the split unit reports

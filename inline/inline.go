@@ -76,6 +76,10 @@ type Options struct {
 	// (DWARFUnit::getLinkedUnit); a split unit's own DW_AT_comp_dir,
 	// which clang leaves out, is not read.
 	Skeleton *dwinfo.Unit
+	// Strings, when not nil, holds the names and paths the Index hands
+	// out, in one copy for every Index given the same Strings (those of
+	// one program's units), instead of a copy in each.
+	Strings *Strings
 	// Lines, when not nil, gives the unit's own line table in place of
 	// Build's lt argument, which is then ignored. Build calls it once, as
 	// late as it can (with Lazy, after reading the ranges of the unit's

@@ -160,6 +160,7 @@ func buildLazy(d *dwinfo.Data, u *dwinfo.Unit, lines func() *linetable.Table, op
 		strs: newStrTable(), others: map[uint64]*unitInfo{},
 		recIdx: map[uint64]int32{}}
 	lz.opts.Lines = nil
+	lz.strs.shared = opts.Strings
 	// The scan marks no DIEs, reads no names and needs no line table: no
 	// bitmap, no strings, no file names.
 	b := newBuilderAt(d, u, nil, opts, u.DIEOffset, u.DIEOffset, nil)

@@ -99,10 +99,11 @@ const maxPooledRecs = 1 << 20
 
 // fileTable is the resolved file paths of one unit's line table.
 type fileTable struct {
-	lt    *linetable.Table
-	dir   string
-	paths []string
-	ok    []bool
+	lt     *linetable.Table
+	dir    string
+	paths  []string
+	ok     []bool
+	shared *Strings // Options.Strings, which holds the paths when set
 }
 
 // path resolves file index i, building the table on first use.
@@ -116,6 +117,9 @@ func (ft *fileTable) path(i uint64) string {
 		ft.ok = make([]bool, len(h.Files))
 		for j := range h.Files {
 			ft.paths[j], ft.ok[j] = h.FilePath(uint64(j), ft.dir)
+			if ft.shared != nil {
+				ft.paths[j] = ft.shared.string(ft.paths[j])
+			}
 		}
 	}
 	if i >= uint64(len(ft.paths)) {
@@ -301,7 +305,10 @@ func newBuilderAt(d *dwinfo.Data, u *dwinfo.Unit, lt *linetable.Table, opts *Opt
 	if b.opts.MaxRefs <= 0 {
 		b.opts.MaxRefs = DefaultMaxRefs
 	}
-	b.own = fileTable{lt: lt, dir: string(u.Root.CompDir)}
+	b.own = fileTable{lt: lt, dir: string(u.Root.CompDir), shared: b.opts.Strings}
+	if lz == nil {
+		b.strs.shared = b.opts.Strings // a lazy Index's table has its own already
+	}
 	if b.opts.Skeleton != nil {
 		b.own.dir = string(b.opts.Skeleton.Root.CompDir)
 	}
@@ -327,6 +334,7 @@ func (b *builder) release() {
 		b.ownStrs, b.ownOthers = nil, nil
 		b.lz = nil
 	}
+	b.strs.shared = nil
 	b.quiet, b.inner, b.rootRanges = false, b.inner[:0], b.rootRanges[:0]
 	clear(b.loc)
 	b.loc = b.loc[:0]
@@ -507,7 +515,7 @@ func (b *builder) other(off uint64) *unitInfo {
 	}
 	var ui *unitInfo
 	if u, err := b.d.LoadUnit(h); err == nil {
-		ui = &unitInfo{u: u, files: fileTable{dir: string(u.Root.CompDir)}}
+		ui = &unitInfo{u: u, files: fileTable{dir: string(u.Root.CompDir), shared: b.opts.Strings}}
 	} else {
 		b.note(err)
 	}

@@ -3,6 +3,7 @@ package inline
 import (
 	"hash/maphash"
 	"strings"
+	"sync"
 	"sync/atomic"
 )
 
@@ -25,6 +26,11 @@ type strTable struct {
 	seed  maphash.Seed
 	chunk strings.Builder
 	next  int // the size of the next chunk
+
+	// shared, when set, holds the bytes of the strings: t keeps the
+	// indexes, shared the one copy of each string that every table
+	// given it hands out (Options.Strings).
+	shared *Strings
 
 	// pub is list as of the last publish, for readers that do not hold
 	// the lock its writer holds (a lazy Index's trees, which each once
@@ -99,6 +105,9 @@ func (t *strTable) string(s string) uint32 {
 		if v == 0 {
 			// s is kept as it is: the strings passed here (paths of
 			// the line table's files) are already the caller's own.
+			if t.shared != nil {
+				s = t.shared.string(s)
+			}
 			return t.insert(i, s)
 		}
 		if t.list[v-1] == s {
@@ -110,6 +119,9 @@ func (t *strTable) string(s string) uint32 {
 // store copies s into the current chunk, or a new one, or (a long string)
 // an allocation of its own.
 func (t *strTable) store(s []byte) string {
+	if t.shared != nil {
+		return t.shared.bytes(s)
+	}
 	if len(s) > strChunk/8 {
 		return string(s)
 	}
@@ -145,4 +157,52 @@ func (t *strTable) grow() {
 		}
 		t.slots[i] = uint32(v) + 1
 	}
+}
+
+// Strings is one copy of each name and path that the Indexes given it
+// (Options.Strings) hand out, shared between them: the units of one
+// program repeat one another's (the inline functions of the headers they
+// include, and those headers' paths). In libradosgw's debug file, whose
+// 193 units have an Index each, 10,000 addresses intern 15.2 MB of names,
+// 9.0 MB of them distinct. The zero Strings is ready for use; it is safe
+// for concurrent use and keeps every string it holds.
+type Strings struct {
+	shards [stringShards]stringShard
+}
+
+// stringShards is how many strTables a Strings spreads its strings over,
+// each under its own lock: two builders rarely meet on one.
+const stringShards = 8
+
+type stringShard struct {
+	mu sync.Mutex
+	t  *strTable
+	_  [48]byte // a cache line to itself
+}
+
+var stringsSeed = maphash.MakeSeed()
+
+// bytes returns the string held for s, copying s in if it is new.
+func (ss *Strings) bytes(s []byte) string {
+	sh := &ss.shards[maphash.Bytes(stringsSeed, s)%stringShards]
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if sh.t == nil {
+		sh.t = newStrTable()
+	}
+	return sh.t.list[sh.t.bytes(s)]
+}
+
+// string returns the string held for s, keeping s itself if it is new.
+func (ss *Strings) string(s string) string {
+	if s == "" {
+		return ""
+	}
+	sh := &ss.shards[maphash.String(stringsSeed, s)%stringShards]
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if sh.t == nil {
+		sh.t = newStrTable()
+	}
+	return sh.t.list[sh.t.string(s)]
 }

@@ -91,7 +91,7 @@ func (b *builder) supUnit(off uint64) *unitInfo {
 	}
 	var ui *unitInfo
 	if u, err := d.LoadUnit(h); err == nil {
-		ui = &unitInfo{u: u, files: fileTable{dir: string(u.Root.CompDir)}}
+		ui = &unitInfo{u: u, files: fileTable{dir: string(u.Root.CompDir), shared: b.opts.Strings}}
 	} else {
 		b.note(err)
 	}
