@@ -5,15 +5,21 @@
 
 Runs each command N times, in turn (CMD1, CMD2, ..., CMD1, ...), with ADDRS
 on standard input and the output discarded, and prints for each the median
-wall time, CPU time (user + system) and max RSS of its process (from wait4),
+wall time, CPU time (user + system, from wait4) and max RSS of its process,
 and the ratios of wall time and RSS to the last command's. Interleaving keeps
 the machine's drift out of the ratios.
+
+The max RSS is GNU time's (%M), which runs each command: a process that
+Python forks keeps Python's high-water mark across exec (Linux carries the
+old memory's peak into the new program's ru_maxrss), so wait4's figure
+would never be below Python's own, about 14 MB. Time's is below 2 MB.
 """
 import os
 import shlex
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 
@@ -21,14 +27,18 @@ def main():
     n, addrs = int(sys.argv[1]), sys.argv[2]
     cmds = [shlex.split(c) for c in sys.argv[3:]]
     runs = [[] for _ in cmds]
+    rss = tempfile.NamedTemporaryFile(prefix="interleave-rss-")
     for _ in range(n):
         for j, c in enumerate(cmds):
             with open(addrs, "rb") as inp, open(os.devnull, "wb") as out:
                 t = time.perf_counter()
-                p = subprocess.Popen(c, stdin=inp, stdout=out, stderr=subprocess.DEVNULL)
+                p = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", rss.name] + c,
+                                     stdin=inp, stdout=out, stderr=subprocess.DEVNULL)
                 _, _, ru = os.wait4(p.pid, 0)
                 wall = time.perf_counter() - t
-            runs[j].append((wall * 1000, (ru.ru_utime + ru.ru_stime) * 1000, ru.ru_maxrss / 1024))
+            with open(rss.name) as f:
+                kb = int(f.read().split()[-1])
+            runs[j].append((wall * 1000, (ru.ru_utime + ru.ru_stime) * 1000, kb / 1024))
     med = [[statistics.median(r[k] for r in rs) for k in range(3)] for rs in runs]
     last = med[-1]
     for c, m in zip(cmds, med):
