@@ -1,6 +1,7 @@
 package inline
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/symbolize-go/symbolize/internal/dwinfo"
@@ -59,7 +60,8 @@ func seedUnits(f *testing.F) {
 // walk, address map, reference chains), whole and lazy (whose scan by code
 // sets must find what the scan by tags finds), and looks up the
 // start of every span and a fuzzed PC. aux serves as both .debug_ranges and
-// .debug_rnglists.
+// .debug_rnglists. Each Index is built again with one Strings for all the
+// input's units (Options.Strings), whose chains must be the same.
 func FuzzChain(f *testing.F) {
 	info, abbrev := unitBytes(cu(&tdie{tag: dwinfo.TagSubprogram, attrs: pcRange(0x10, 0x20), kids: []*tdie{
 		{tag: dwinfo.TagInlinedSubroutine, attrs: pcRange(0x12, 0x14)}}}))
@@ -68,7 +70,15 @@ func FuzzChain(f *testing.F) {
 	f.Fuzz(func(t *testing.T, info, abbrev, str, strOff, addr, aux []byte, pc uint64) {
 		d := dwinfo.New(dwinfo.Sections{Info: info, Abbrev: abbrev, Str: str, StrOffsets: strOff, Addr: addr, Ranges: aux, Rnglists: aux}, nil)
 		ur := d.Units()
-		var frames []Frame
+		var frames, again []Frame
+		strs := new(Strings)
+		// same requires the chains at pc of a and b to be equal.
+		same := func(what string, a, b *Index, pc uint64) {
+			frames, again = a.AppendChain(frames[:0], pc), b.AppendChain(again[:0], pc)
+			if !slices.Equal(frames, again) {
+				t.Fatalf("%s at %#x: %+v without Strings, %+v with", what, pc, frames, again)
+			}
+		}
 		for n := 0; n < 8; n++ {
 			var h dwinfo.Header
 			if err := ur.Next(&h); err != nil { // io.EOF or a bad header
@@ -79,11 +89,14 @@ func FuzzChain(f *testing.F) {
 				continue
 			}
 			ix, _ := Build(d, u, nil, nil)
+			ixS, _ := Build(d, u, nil, &Options{Strings: strs})
+			same("whole", ix, ixS, pc)
 			frames = ix.AppendChain(frames[:0], pc)
 			for i, lo := range ix.spanLo() {
 				if i == 64 {
 					break
 				}
+				same("whole", ix, ixS, lo)
 				frames = ix.AppendChain(frames[:0], lo)
 				if len(frames) > ix.nodeCount() {
 					t.Fatalf("chain of %d frames from %d nodes", len(frames), ix.nodeCount())
@@ -92,21 +105,23 @@ func FuzzChain(f *testing.F) {
 			// The lazy Index on the same unit: at the same PCs, reading
 			// the trees they land in, and at every function's start.
 			lz, _ := Build(d, u, nil, &Options{Lazy: true, LazyMinSize: 1, Warn: func(error) {}})
+			lzS, _ := Build(d, u, nil, &Options{Lazy: true, LazyMinSize: 1, Warn: func(error) {}, Strings: strs})
 			scanBoth(t, d, u, "fuzz")
+			same("lazy", lz, lzS, pc)
 			frames = lz.AppendChain(frames[:0], pc)
 			lz.Subroutine(pc)
 			for i, lo := range ix.spanLo() {
 				if i == 64 {
 					break
 				}
-				frames = lz.AppendChain(frames[:0], lo)
+				same("lazy", lz, lzS, lo)
 			}
 			if lz.lz != nil {
 				for i, s := range lz.lz.top {
 					if i == 64 {
 						break
 					}
-					frames = lz.AppendChain(frames[:0], s.lo)
+					same("lazy", lz, lzS, s.lo)
 				}
 			}
 		}
