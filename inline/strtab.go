@@ -184,12 +184,8 @@ var stringsSeed = maphash.MakeSeed()
 
 // bytes returns the string held for s, copying s in if it is new.
 func (ss *Strings) bytes(s []byte) string {
-	sh := &ss.shards[maphash.Bytes(stringsSeed, s)%stringShards]
-	sh.mu.Lock()
+	sh := ss.lock(maphash.Bytes(stringsSeed, s))
 	defer sh.mu.Unlock()
-	if sh.t == nil {
-		sh.t = newStrTable()
-	}
 	return sh.t.list[sh.t.bytes(s)]
 }
 
@@ -198,11 +194,18 @@ func (ss *Strings) string(s string) string {
 	if s == "" {
 		return ""
 	}
-	sh := &ss.shards[maphash.String(stringsSeed, s)%stringShards]
-	sh.mu.Lock()
+	sh := ss.lock(maphash.String(stringsSeed, s))
 	defer sh.mu.Unlock()
+	return sh.t.list[sh.t.string(s)]
+}
+
+// lock returns the shard of the string hashing to h, locked, with its
+// table made.
+func (ss *Strings) lock(h uint64) *stringShard {
+	sh := &ss.shards[h%stringShards]
+	sh.mu.Lock()
 	if sh.t == nil {
 		sh.t = newStrTable()
 	}
-	return sh.t.list[sh.t.string(s)]
+	return sh
 }
