@@ -155,6 +155,7 @@ func (b *Binary) loadDWARF(pc uint64) *dwarfModule {
 		b.dwarf = loadModule(b.src, pc, b.bulk.Load(), &b.warns)
 		if b.dwarf != nil {
 			b.dwarf.ahead = b.symbolsAhead
+			b.dwarf.evict = b.evict
 			b.dwarf.split = b.newSplitter(b.dwarf)
 			b.attachSup(b.dwarf) // module_sup.go
 		}

@@ -45,6 +45,9 @@ type dwarfModule struct {
 	// readAhead to inflate whole.
 	bulk  bool
 	warns *warnList
+	// evict, when set, takes the pages of the module's mapped files out
+	// of the resident set once a unit's index is built (Binary.evict).
+	evict func()
 
 	// split finds the split units of skeleton units (split DWARF); nil
 	// where there are none to find (Mach-O).
@@ -307,7 +310,12 @@ func (s *dwarfModule) unit(off, pc uint64) (*unitState, error) {
 	if err != nil {
 		return nil, err
 	}
-	us.inlOnce.Do(func() { s.buildIndex(us, pc, s.lineTableOf, true) })
+	us.inlOnce.Do(func() {
+		s.buildIndex(us, pc, s.lineTableOf, true)
+		if s.evict != nil {
+			s.evict()
+		}
+	})
 	return us, nil
 }
 

@@ -42,6 +42,17 @@ type lazySource interface {
 	lazySection(name string) (fetch func(n uint64) ([]byte, error), release func(off, n uint64), size uint64, ok bool)
 }
 
+// An evicter is a source whose mapped files can give their resident pages
+// back without losing them (elfx.File.Evict).
+type evicter interface{ evict() }
+
+func (e *elfSource) evict() {
+	e.bin.Evict()
+	if e.dbg != nil {
+		e.dbg.Evict()
+	}
+}
+
 // elfSource is an ELF binary with its separate debug file, if any.
 type elfSource struct {
 	bin *elfx.File

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/symbolize-go/symbolize/internal/mmap"
 	"github.com/symbolize-go/symbolize/locate"
 )
 
@@ -145,4 +146,71 @@ func TestSectionRelease(t *testing.T) {
 		}
 		s.Release(0, uint64(len(raw))) // after Close: must not touch what the pages are now
 	}
+}
+
+// TestEvict: Evict takes a mapped file's pages out of the resident set
+// (the mapping's Rss in /proc/self/smaps falls to near nothing) and loses
+// nothing: the uncompressed section, which aliases the mapping, reads back
+// the same, and the inflated one, in anonymous memory, is not touched.
+// Files that are not mapped are left alone.
+func TestEvict(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("resident pages are read from /proc/self/smaps")
+	}
+	plain, packed := words(8<<20, 5), words(2<<20, 6)
+	te := &telf{is64: true, secs: []tsec{
+		{name: ".debug_info", typ: elf.SHT_PROGBITS, data: plain},
+		{name: ".debug_str", typ: elf.SHT_PROGBITS, flags: elf.SHF_COMPRESSED, data: compressed(true, false, CompressZlib, packed)},
+	}}
+	img := te.bytes()
+	path := filepath.Join(t.TempDir(), "e.elf")
+	if err := os.WriteFile(path, img, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	info, err := f.Section(".debug_info").Data()
+	if err != nil || !bytes.Equal(info, plain) {
+		t.Fatalf(".debug_info differs (err %v)", err)
+	}
+	str, err := f.Section(".debug_str").Data()
+	if err != nil || !bytes.Equal(str, packed) {
+		t.Fatalf(".debug_str differs (err %v)", err)
+	}
+	before := resident(t, f.data)
+	if before < 7<<20 {
+		t.Fatalf("%d bytes of the 8 MB just read resident: the test reads the wrong mapping", before)
+	}
+	f.Evict()
+	if after := resident(t, f.data); after > 256<<10 {
+		t.Errorf("after Evict %d bytes resident (before %d)", after, before)
+	}
+	if !bytes.Equal(info, plain) || !bytes.Equal(f.data, img) {
+		t.Error("the mapping reads back changed")
+	}
+	if !bytes.Equal(str, packed) {
+		t.Error("the inflated section changed")
+	}
+	// A file of caller-owned bytes: nothing to evict, nothing changes.
+	g, err := NewBytes(img, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Evict()
+	if d, err := g.Section(".debug_info").Data(); err != nil || !bytes.Equal(d, plain) {
+		t.Errorf("NewBytes: .debug_info differs after Evict (err %v)", err)
+	}
+}
+
+// resident returns the resident bytes of the mapping holding b[0].
+func resident(t *testing.T, b []byte) uint64 {
+	t.Helper()
+	n, ok := mmap.Resident(b)
+	if !ok {
+		t.Skip("no resident size in /proc/self/smaps")
+	}
+	return n
 }

@@ -14,6 +14,18 @@ func (f *File) dropPayload(off, n uint64) {
 	}
 }
 
+// Evict takes every resident page of a file mapped by Open or
+// NewLocated out of the process's resident set. Nothing is lost, and
+// slices of the file stay valid: the mapping is of the file itself, so
+// its bytes stay in the page cache and fault back in when read again (at
+// the cost of a page fault per 64 KiB or so). Inflated sections, which
+// live in anonymous memory, are not touched. A long batch over a large
+// uncompressed debug file calls it now and then, so that the pages it
+// read once (the names of functions already indexed, the DIEs of units
+// already scanned) do not all count against the process at once. It does
+// nothing for files made by NewBytes or NewReaderAt, nor after Close.
+func (f *File) Evict() { f.dropPayload(0, f.size) }
+
 // dropper is a mapped file's closer: a *mmap.Mapping from Open, or a
 // mapped *locate.File from NewLocated.
 type dropper interface{ Drop(off, n uint64) }
