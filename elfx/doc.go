@@ -21,6 +21,13 @@
 // Sections decompress lazily on first use, and only as far as asked
 // ([Section.Prefix]); the result is cached.
 //
+// A file opened by [Open] is mapped, not read: section data of an
+// uncompressed section aliases the mapping, and what a reader touched of it
+// stays in the process's resident set until [File.Evict] takes it out (the
+// bytes fault back in from the page cache when read again). Inflated
+// sections live in anonymous memory outside the Go heap until Close;
+// [Section.Release] gives back the pages of a range nothing will read again.
+//
 // # Relocatable objects
 //
 // In an ET_REL file (a .o, a kernel module) the debug sections still need
