@@ -1,13 +1,9 @@
 package symbolize
 
 import (
-	"context"
-	"debug/elf"
 	"runtime"
-	"slices"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/symbolize-go/symbolize/internal/mmap"
 )
 
@@ -21,60 +17,23 @@ func TestBulkEvicts(t *testing.T) {
 		t.Skip("pages are evicted on linux")
 	}
 	const path = "testdata/elf/json-gcc-O2"
-	f, err := elf.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	syms, err := f.Symbols()
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pcs []uint64
-	for _, s := range syms {
-		if elf.ST_TYPE(s.Info) == elf.STT_FUNC && s.Size > 0 {
-			pcs = append(pcs, s.Value, s.Value+s.Size/2)
-		}
-	}
-	for len(pcs) < 2*readAheadMin {
-		pcs = append(pcs, pcs...)
-	}
+	pcs := bulkPCs(t, path)
 	opts := &Options{Inlines: true}
-	ref, err := Open(path, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ref.Close()
-	want := make([][]Frame, len(pcs))
-	for i, pc := range pcs {
-		if want[i], err = ref.AppendFrames(nil, pc); err != nil {
-			t.Fatal(err)
-		}
-	}
+	ref, want := answersOneByOne(t, path, opts, pcs)
 	kept := mappedResident(t, ref)
 	if kept < 1<<20 {
 		t.Fatalf("%d bytes of the file resident after every lookup: too few to test", kept)
 	}
-
 	b, err := Open(path, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	for round := range 2 {
-		for i, a := range b.Batch(context.Background(), pcs) {
-			if a.Err != nil {
-				t.Fatalf("round %d, %#x: %v", round, pcs[i], a.Err)
-			}
-			if d := cmp.Diff(want[i], slices.Clone(a.Frames)); d != "" {
-				t.Fatalf("round %d, %#x: the bulk Binary answers otherwise (-want +got):\n%s", round, pcs[i], d)
-			}
-		}
-		b.bg.Wait() // what runs beside the batch (the symbol table) is done
+	bulkRounds(t, b, pcs, want, func(round int) {
 		if left := mappedResident(t, b); left > kept/4 {
 			t.Errorf("round %d: %d bytes of the file resident after the bulk batch, %d after lookups alone", round, left, kept)
 		}
-	}
+	})
 }
 
 // mappedResident returns the resident bytes of b's mapped file.

@@ -163,15 +163,7 @@ func TestEvict(t *testing.T) {
 		{name: ".debug_str", typ: elf.SHT_PROGBITS, flags: elf.SHF_COMPRESSED, data: compressed(true, false, CompressZlib, packed)},
 	}}
 	img := te.bytes()
-	path := filepath.Join(t.TempDir(), "e.elf")
-	if err := os.WriteFile(path, img, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := openImage(t, img)
 	info, err := f.Section(".debug_info").Data()
 	if err != nil || !bytes.Equal(info, plain) {
 		t.Fatalf(".debug_info differs (err %v)", err)

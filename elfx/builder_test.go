@@ -5,6 +5,9 @@ import (
 	"compress/zlib"
 	"debug/elf"
 	"encoding/binary"
+	"os"
+	"path/filepath"
+	"testing"
 )
 
 // A tiny ELF assembler for tests: edge cases come from a builder, not
@@ -246,4 +249,20 @@ func pattern(n int) []byte {
 		b[i] = byte(i/7) ^ byte(i%13)
 	}
 	return b
+}
+
+// openImage writes img to a temporary file and opens it with Open (mapped);
+// the file is closed when the test ends.
+func openImage(t *testing.T, img []byte) *File {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "image.elf")
+	if err := os.WriteFile(path, img, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
 }

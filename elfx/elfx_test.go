@@ -443,15 +443,7 @@ func TestMappedInflateDropsPages(t *testing.T) {
 		{name: ".debug_info", typ: elf.SHT_PROGBITS, flags: sectionFlags(CompressZlib), data: compressed(true, false, CompressZlib, raw), align: 1},
 	}}
 	img := te.bytes()
-	path := filepath.Join(t.TempDir(), "big")
-	if err := os.WriteFile(path, img, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := openImage(t, img)
 	s := f.Section(".debug_info")
 	if s.payloadLen < 2*dropStep {
 		t.Fatalf("payload of %d bytes: too short to test", s.payloadLen)
