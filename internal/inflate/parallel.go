@@ -123,6 +123,10 @@ func (pt *part) copyTail(dst []byte, a, b int) {
 	}
 }
 
+// testHookWindow, when set (by tests), runs in work while it holds no
+// lock between two looks at the state.
+var testHookWindow atomic.Pointer[func()]
+
 // partsPlaced counts the speculative parts used, over all decodes: the
 // tests check that they exercise that path and not only the fallback.
 var partsPlaced atomic.Int64
@@ -136,8 +140,9 @@ type par struct {
 
 	mu     sync.Mutex
 	cond   sync.Cond
-	r      int  // the part the ordered decoder is in
-	busy   bool // a worker is using d
+	gen    uint64 // broadcasts so far (under mu): see work
+	r      int    // the part the ordered decoder is in
+	busy   bool   // a worker is using d
 	done   bool
 	n      int
 	err    error
@@ -254,7 +259,7 @@ func (p *par) work() {
 			p.mu.Lock()
 			pt.job = nil
 			p.release(pt)
-			p.cond.Broadcast()
+			p.broadcast()
 			continue
 		}
 		if p.done {
@@ -266,9 +271,21 @@ func (p *par) work() {
 			if !take {
 				// Wait for a part being decoded from where d stands,
 				// not for one that started elsewhere.
+				// Whatever another worker changed while the lock was
+				// let go, it announced with a broadcast that nobody
+				// waited for: then look again from the top, rather than
+				// wait for one more (which may never come: the stream
+				// may have ended).
+				g := p.gen
 				p.mu.Unlock()
 				s := p.startOf(r)
+				if h := testHookWindow.Load(); h != nil {
+					(*h)()
+				}
 				p.mu.Lock()
+				if p.gen != g {
+					continue
+				}
 				take = !p.busy && p.r == r && (p.parts[r].state != ptRunning || s != p.d.bitPos())
 			}
 			if take && !p.done {
@@ -280,7 +297,7 @@ func (p *par) work() {
 				}
 				p.mu.Lock()
 				p.busy = false
-				p.cond.Broadcast()
+				p.broadcast()
 				continue
 			}
 		}
@@ -298,7 +315,7 @@ func (p *par) work() {
 				p.release(p.parts[j])
 				p.parts[j].state = ptFailed
 			}
-			p.cond.Broadcast()
+			p.broadcast()
 			continue
 		}
 		p.cond.Wait()
@@ -405,6 +422,12 @@ func (p *par) step() {
 	}
 }
 
+// broadcast wakes the waiting workers after a change of state (under mu).
+func (p *par) broadcast() {
+	p.gen++
+	p.cond.Broadcast()
+}
+
 func (p *par) finish(n int, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -414,7 +437,7 @@ func (p *par) finish(n int, err error) {
 func (p *par) finishLocked(n int, err error) {
 	p.n, p.err, p.done = n, err, true
 	p.cancel.Store(true)
-	p.cond.Broadcast()
+	p.broadcast()
 }
 
 // place resolves part pt's markers from the window in out, copies its

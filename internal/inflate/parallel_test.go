@@ -307,3 +307,31 @@ func TestParallelProgress(t *testing.T) {
 		t.Errorf("progress went back or heard nothing consumed: %v", seen)
 	}
 }
+
+// TestParallelNoLostWakeup: a worker that looks at the state, lets go of
+// the lock (to find a part's first block) and takes it again must not then
+// wait for a change that happened meanwhile: the decode finishing, or a
+// part becoming ready. The hook widens that window, so that the other
+// worker often finishes the stream inside it; each decode must end within
+// a few seconds. (FuzzParallelRoundTrip found the hang about once in 6,000
+// runs of one input without the hook.)
+func TestParallelNoLostWakeup(t *testing.T) {
+	defer testHookWindow.Store(nil)
+	hook := func() { time.Sleep(50 * time.Microsecond) }
+	testHookWindow.Store(&hook)
+	r := rand.New(rand.NewPCG(125, 1))
+	data := expand([]byte("0011A\xfdA\xfd000"))
+	z := mixedBlocks(t, r, data, 9)
+	for i := range 300 {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			checkParallel(t, "raw", z, false, len(data), 2, 64, 0)
+		}()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("run %d: the parallel decode did not end", i)
+		}
+	}
+}
