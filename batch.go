@@ -183,9 +183,11 @@ func (b *Binary) batch(ctx context.Context, pcs []uint64, yield func(i int, fram
 }
 
 // evict takes the pages of the binary's mapped files out of the
-// process's resident set, during a bulk batch: after each unit's index is
-// built and after each chunk (elfx.File.Evict; they fault back in when
-// read again, the file being mapped, not copied). A large uncompressed
+// process's resident set once the Binary has run a bulk batch: after each
+// chunk of a batch, and after each unit's index is built, in that batch or
+// any lookup after it (elfx.File.Evict; they fault back in when read again,
+// the file being mapped, not copied). A Binary that never ran a bulk batch
+// (interactive lookups) keeps what it read. A large uncompressed
 // debug file is read mostly once: a unit's top-level DIEs when it is
 // scanned, a function's subtree and names when an address first lands in
 // it, and what was read is indexed on the heap, so the pages would
