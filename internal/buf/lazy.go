@@ -33,27 +33,50 @@ func NewLazy(data []byte, size uint64, fetch func(n uint64) ([]byte, error)) *La
 }
 
 // UpTo returns bytes covering at least [0, end), or the whole section when
-// it is shorter. The first caller to need more fetches it; others wait.
+// it is shorter. The first caller to need more fetches it, at most
+// fetchStep bytes at a time, so that a reader of bytes already fetched
+// waits at most one step behind a reader of bytes far ahead; others that
+// need more wait. A reader of the whole section fetches it in one call
+// (elfx then inflates it on all cores).
 func (l *Lazy) UpTo(end uint64) ([]byte, error) {
-	cur := *l.cur.Load()
-	if uint64(len(cur)) >= end || l.Fetch == nil || uint64(len(cur)) >= l.Size {
-		return cur, nil
+	for {
+		cur := *l.cur.Load()
+		if uint64(len(cur)) >= end || l.Fetch == nil || uint64(len(cur)) >= l.Size {
+			return cur, nil
+		}
+		if more, err := l.step(end); err != nil || !more {
+			return *l.cur.Load(), err
+		}
 	}
+}
+
+// fetchStep is how far past what is available one Fetch goes when a
+// reader needs more: readers of bytes already fetched wait at most one
+// step for the lock.
+const fetchStep = 4 << 20
+
+// step fetches up to fetchStep more bytes toward end, unless another
+// caller has meanwhile; more is false when Fetch gave no more bytes.
+func (l *Lazy) step(end uint64) (more bool, err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	cur = *l.cur.Load()
+	cur := *l.cur.Load()
 	if uint64(len(cur)) >= end {
-		return cur, nil
+		return true, nil
 	}
-	b, err := l.Fetch(min(end, l.Size))
+	want := min(end, l.Size)
+	if uint64(len(cur))+fetchStep < want && want < l.Size {
+		want = uint64(len(cur)) + fetchStep
+	}
+	b, err := l.Fetch(want)
 	if err != nil {
-		return cur, err
+		return false, err
 	}
-	if len(b) > len(cur) {
-		l.cur.Store(&b)
-		cur = b
+	if len(b) <= len(cur) {
+		return false, nil
 	}
-	return cur, nil
+	l.cur.Store(&b)
+	return true, nil
 }
 
 // Unit returns the bytes of the DWARF unit at off (initial length, header

@@ -3,9 +3,11 @@ package buf
 import (
 	"bytes"
 	"errors"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
+	"time"
 )
 
 // lazySection is a DWARF32 unit of 10 bytes after its length at 0, then a
@@ -165,4 +167,62 @@ func FuzzLazyUnit(f *testing.F) {
 			t.Fatalf("Unit(%#x) = %d bytes of %d", off, len(b), len(data))
 		}
 	})
+}
+
+// TestLazySteps: a reader far ahead fetches fetchStep bytes at a time,
+// publishing each step, so a reader of bytes already fetched is not held
+// up behind the far fetch; a reader of the whole section fetches it in
+// one call; a Fetch that stops giving bytes ends UpTo instead of looping.
+func TestLazySteps(t *testing.T) {
+	size := uint64(5*fetchStep + 123)
+	full := make([]byte, size)
+	var mu sync.Mutex
+	var asked []uint64
+	gate := make(chan struct{})
+	l := NewLazy(nil, size, func(n uint64) ([]byte, error) {
+		mu.Lock()
+		asked = append(asked, n)
+		mu.Unlock()
+		if n > fetchStep {
+			<-gate // the far reader's second step blocks
+		}
+		return full[:n], nil
+	})
+	far := make(chan int)
+	go func() {
+		b, _ := l.UpTo(3*fetchStep + 1)
+		far <- len(b)
+	}()
+	// The far reader's first step lands; a near reader then gets its
+	// bytes while the second step is still blocked.
+	for deadline := time.Now().Add(10 * time.Second); len(*l.cur.Load()) < fetchStep; runtime.Gosched() {
+		if time.Now().After(deadline) {
+			close(gate)
+			t.Fatal("no step published while the far fetch is blocked")
+		}
+	}
+	if b, err := l.UpTo(fetchStep / 2); err != nil || len(b) != fetchStep {
+		t.Fatalf("near UpTo = %d bytes, %v", len(b), err)
+	}
+	close(gate)
+	if n := <-far; n < 3*fetchStep+1 {
+		t.Fatalf("far UpTo = %d bytes", n)
+	}
+	want := []uint64{fetchStep, 2 * fetchStep, 3 * fetchStep, 3*fetchStep + 1}
+	if !slices.Equal(asked, want) {
+		t.Errorf("fetched %v, want %v", asked, want)
+	}
+	// The whole section in one fetch.
+	asked = nil
+	if b, err := l.UpTo(size); err != nil || uint64(len(b)) != size {
+		t.Fatalf("UpTo(Size) = %d bytes, %v", len(b), err)
+	}
+	if !slices.Equal(asked, []uint64{size}) {
+		t.Errorf("whole section fetched as %v", asked)
+	}
+	// A Fetch that gives no more than 100 bytes: UpTo returns them.
+	short := NewLazy(nil, size, func(n uint64) ([]byte, error) { return full[:min(n, 100)], nil })
+	if b, err := short.UpTo(2 * fetchStep); err != nil || len(b) != 100 {
+		t.Errorf("short UpTo = %d bytes, %v", len(b), err)
+	}
 }
