@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // fixture returns the bytes of a committed fixture, skipping when absent.
@@ -382,7 +384,7 @@ func TestBatchCancel(t *testing.T) {
 func TestNewWindow(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, top := range []uint64{1 << 20, 1 << 47, 1<<64 - 1} {
-		for _, n := range []int{2, 3, 100, batchWindow} {
+		for _, n := range []int{2, 3, 100, minChunk + 1, 1000, batchChunk + 1, batchWindow} {
 			in := make([]uint64, n)
 			for i := range in {
 				in[i] = rng.Uint64N(top)
@@ -391,6 +393,13 @@ func TestNewWindow(t *testing.T) {
 				}
 			}
 			w := newWindow(0, in)
+			// Chunks of minChunk to batchChunk addresses (the last
+			// may be shorter), at least two for more than minChunk,
+			// so that both cores take part.
+			if w.chunk > batchChunk || w.chunk < min(minChunk, n) || len(w.chunks) != (n+w.chunk-1)/w.chunk ||
+				n > minChunk && len(w.chunks) < 2 {
+				t.Fatalf("%d addresses: %d chunks of %d", n, len(w.chunks), w.chunk)
+			}
 			if !slices.IsSorted(w.pcs) {
 				t.Fatalf("top %#x, %d addresses: not sorted", top, n)
 			}
@@ -427,6 +436,50 @@ func TestSortKeys(t *testing.T) {
 			if !slices.Equal(keys, want) {
 				t.Fatalf("span %d, %d keys: not sorted as slices.Sort sorts them", span, n)
 			}
+		}
+	}
+}
+
+// TestBatchSizes: batches on each side of the sizes where Batch changes
+// course (answered on the caller's goroutine up to minChunk addresses, by
+// workers in chunks above it, bulk from readAheadMin, windows of
+// batchWindow) answer as lookups one by one, on a zlib-compressed Go
+// binary (its .debug_info inflated lazily, or whole for a bulk batch) and
+// an uncompressed gcc C++ one.
+func TestBatchSizes(t *testing.T) {
+	sizes := []int{1, minChunk, minChunk + 1, 3 * minChunk, batchChunk + 1, batchWindow + minChunk + 3}
+	for _, path := range []string{"testdata/elf/go-trimpath", "testdata/elf/cpp-gcc-O3"} {
+		all := bulkPCs(t, path)
+		for len(all) < slices.Max(sizes) {
+			all = append(all, all...)
+		}
+		// Shuffled, so that windows hold addresses of all the units.
+		rng := rand.New(rand.NewPCG(5, 6))
+		rng.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
+		opts := &Options{Inlines: true}
+		_, want := answersOneByOne(t, path, opts, all[:slices.Max(sizes)])
+		for _, n := range sizes {
+			b, err := Open(path, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := 0
+			for i, a := range b.Batch(context.Background(), all[:n]) {
+				if a.Err != nil {
+					t.Fatalf("%s, %d addresses, %#x: %v", path, n, a.Addr, a.Err)
+				}
+				if d := cmp.Diff(want[i], slices.Clone(a.Frames)); d != "" {
+					t.Fatalf("%s, %d addresses, %#x: the batch answers otherwise (-want +got):\n%s", path, n, a.Addr, d)
+				}
+				got++
+			}
+			if got != n {
+				t.Fatalf("%s, %d addresses: %d answers", path, n, got)
+			}
+			if bulk := b.bulk.Load(); bulk != (n >= readAheadMin && runtime.GOMAXPROCS(0) > 1) {
+				t.Errorf("%s, %d addresses: bulk %v", path, n, bulk)
+			}
+			b.Close()
 		}
 	}
 }
