@@ -85,7 +85,23 @@ func (b *Binary) batch(ctx context.Context, pcs []uint64, yield func(i int, fram
 		defer b.alone.Store(false)
 	}
 	workers := runtime.GOMAXPROCS(0)
-	if len(pcs) <= minChunk || workers < 2 {
+	parallel := len(pcs) > minChunk && workers > 1
+	if parallel && len(pcs) >= readAheadMin {
+		// Many addresses will touch most units: inflate compressed
+		// sections ahead of the workers, so that they rarely wait, and
+		// whole, on all cores, when they are not started yet (set
+		// before the DWARF loads: see loadModule).
+		b.bulk.Store(true)
+		if s := b.loadDWARF(pcs[0]); s != nil {
+			b.bg.Go(func() { s.readAhead(&b.closed) })
+		}
+	}
+	if len(pcs) > 1 {
+		if s := b.loadDWARF(pcs[0]); s != nil {
+			s.noteBatch(len(pcs))
+		}
+	}
+	if !parallel {
 		var c chunkResult
 		for lo := 0; lo < len(pcs); lo += batchChunk {
 			hi := min(lo+batchChunk, len(pcs))
@@ -100,15 +116,6 @@ func (b *Binary) batch(ctx context.Context, pcs []uint64, yield func(i int, fram
 			c.reset()
 		}
 		return
-	}
-	if len(pcs) >= readAheadMin {
-		// Many addresses will touch most units: inflate compressed
-		// sections ahead of the workers, so that they rarely wait, and
-		// whole, on all cores, when they are not started yet.
-		b.bulk.Store(true)
-		if s := b.loadDWARF(pcs[0]); s != nil {
-			b.bg.Go(func() { s.readAhead(&b.closed) })
-		}
 	}
 	// The addresses are taken a window at a time and each window is
 	// symbolized in address order: unsorted input (a profile's samples,

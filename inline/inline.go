@@ -254,6 +254,11 @@ func (c *chains) die(n int32) uint64 {
 	return c.unit + uint64(c.nodes[n].dieLow>>1)
 }
 
+// Lazy reports whether ix reads its functions' inline trees on first use
+// (Options.Lazy, for a unit of at least Options.LazyMinSize bytes of
+// DIEs) rather than having read the unit whole.
+func (ix *Index) Lazy() bool { return ix.lz != nil }
+
 // Len returns the number of kept subroutine DIEs (of a lazy Index, those
 // of the functions read so far).
 func (ix *Index) Len() int {
