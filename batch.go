@@ -86,21 +86,7 @@ func (b *Binary) batch(ctx context.Context, pcs []uint64, yield func(i int, fram
 	}
 	workers := runtime.GOMAXPROCS(0)
 	parallel := len(pcs) > minChunk && workers > 1
-	if parallel && len(pcs) >= readAheadMin {
-		// Many addresses will touch most units: inflate compressed
-		// sections ahead of the workers, so that they rarely wait, and
-		// whole, on all cores, when they are not started yet (set
-		// before the DWARF loads: see loadModule).
-		b.bulk.Store(true)
-		if s := b.loadDWARF(pcs[0]); s != nil {
-			b.bg.Go(func() { s.readAhead(&b.closed) })
-		}
-	}
-	if len(pcs) > 1 {
-		if s := b.loadDWARF(pcs[0]); s != nil {
-			s.noteBatch(len(pcs))
-		}
-	}
+	b.prepare(pcs[0], len(pcs), parallel)
 	if !parallel {
 		var c chunkResult
 		for lo := 0; lo < len(pcs); lo += batchChunk {
@@ -196,6 +182,27 @@ func (b *Binary) batch(ctx context.Context, pcs []uint64, yield func(i int, fram
 	}
 }
 
+// prepare readies b for a batch of n addresses, pc the first one looked
+// up, on several workers when parallel. Many addresses will touch most
+// units: a parallel batch of at least readAheadMin makes b bulk (set
+// before the DWARF loads: see loadModule) and inflates compressed sections
+// ahead of the workers, so that they rarely wait, whole, on all cores,
+// when they are not started yet. Any batch of more than one address tells
+// the DWARF how dense it is (noteBatch).
+func (b *Binary) prepare(pc uint64, n int, parallel bool) {
+	if parallel && n >= readAheadMin {
+		b.bulk.Store(true)
+		if s := b.loadDWARF(pc); s != nil {
+			b.bg.Go(func() { s.readAhead(&b.closed) })
+		}
+	}
+	if n > 1 {
+		if s := b.loadDWARF(pc); s != nil {
+			s.noteBatch(n)
+		}
+	}
+}
+
 // evict takes the pages of the binary's mapped files out of the
 // process's resident set once the Binary has run a bulk batch: after each
 // chunk of a batch, and after each unit's index is built, in that batch or
@@ -230,6 +237,11 @@ func cancelled(lo, hi int, err error, yield func(int, []Frame, error) bool) {
 
 // batchWindow is how many addresses Batch sorts and symbolizes together.
 const batchWindow = 2 * batchChunk
+
+// chunkSize is how many addresses each chunk of a window (or of a
+// Modules group) of n addresses takes: batchChunk, or about half of a
+// smaller window, so that two workers share it, but not below minChunk.
+func chunkSize(n int) int { return min(batchChunk, max(minChunk, (n+1)/2)) }
 
 // A window is a run of a batch's addresses, sorted, cut into chunks for
 // the workers.
@@ -280,7 +292,7 @@ func newWindow(index int, in []uint64) *window {
 			w.pos[i] = int32(k)
 		}
 	}
-	w.chunk = min(batchChunk, max(minChunk, (len(in)+1)/2))
+	w.chunk = chunkSize(len(in))
 	w.chunks = make([]*chunkResult, (len(in)+w.chunk-1)/w.chunk)
 	w.left.Store(int32(len(w.chunks)))
 	return w

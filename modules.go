@@ -311,7 +311,10 @@ type Request struct {
 // each file's addresses are symbolized in address order and equal ones
 // once, and files are symbolized on all cores (runtime.GOMAXPROCS), a big
 // file's chunks on several: the answers come a chunk of one file at a
-// time, each chunk in address order, not in the order of reqs.
+// time, each chunk in address order, not in the order of reqs. Each file
+// is readied for its share of the batch as Binary.Batch readies a binary
+// for as many addresses (its compressed sections inflated whole on all
+// cores, the pages it read of a mapped file given back as chunks finish).
 // Answer.Frames is reused once the iteration continues; breaking out of
 // the loop stops the batch. A request whose file answers nothing or
 // whose address has no file address carries that error alone, with one
@@ -401,6 +404,7 @@ type groupWork struct {
 	om      *openModule
 	rb      []rebased
 	chunk   atomic.Int64 // the next chunk to claim
+	size    int          // addresses per chunk
 	nchunks int64
 }
 
@@ -441,7 +445,10 @@ type rebased struct {
 	i    int32
 }
 
-func (s *batchRun) chunksOf(g batchGroup) int { return (len(g.reqs) + batchChunk - 1) / batchChunk }
+func (s *batchRun) chunksOf(g batchGroup) int {
+	n := len(g.reqs)
+	return (n + chunkSize(n) - 1) / chunkSize(n)
+}
 
 // work starts groups while some are left, then helps with the chunks of
 // groups that others started, until none is left.
@@ -560,7 +567,11 @@ func (s *batchRun) startGroup(g batchGroup) bool {
 	sortRebased(rb)
 	var gw *groupWork
 	if len(rb) > 0 {
-		gw = &groupWork{om: om, rb: rb, nchunks: int64((len(rb) + batchChunk - 1) / batchChunk)}
+		size := chunkSize(len(rb))
+		gw = &groupWork{om: om, rb: rb, size: size, nchunks: int64((len(rb) + size - 1) / size)}
+		if om.bin != nil {
+			om.bin.prepare(rb[0].addr, len(rb), len(rb) > minChunk && runtime.GOMAXPROCS(0) > 1)
+		}
 	}
 	if gw != nil && gw.nchunks > 1 {
 		s.opened(gw)
@@ -614,8 +625,8 @@ func (s *batchRun) runChunks(gw *groupWork) bool {
 		if k >= gw.nchunks {
 			return true
 		}
-		lo := int(k) * batchChunk
-		part := gw.rb[lo:min(lo+batchChunk, len(gw.rb))]
+		lo := int(k) * gw.size
+		part := gw.rb[lo:min(lo+gw.size, len(gw.rb))]
 		p := &batchPart{reqs: make([]int32, len(part)), addrs: make([]uint64, len(part))}
 		for j, r := range part {
 			p.reqs[j], p.addrs[j] = r.i, r.addr
@@ -628,6 +639,7 @@ func (s *batchRun) runChunks(gw *groupWork) bool {
 		} else {
 			p.c = chunkPool.Get().(*chunkResult)
 			p.c.fill(gw.om.bin, p.addrs)
+			gw.om.bin.evict() // what the chunk read is indexed
 		}
 		m.retain(gw.om)
 		p.om = gw.om

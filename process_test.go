@@ -698,3 +698,70 @@ func TestSortRebased(t *testing.T) {
 		}
 	}
 }
+
+// TestModulesBatchPrepares: a Modules batch readies each file's Binary as
+// Binary.Batch would for as many addresses: above minChunk it is bulk (its
+// compressed sections inflated whole, its mapped pages evicted) and its
+// chunks shared by two workers; a batch sparse for the size of the file's
+// .debug_info reads small units lazily. The answers are those of lookups
+// one by one.
+func TestModulesBatchPrepares(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("needs two workers")
+	}
+	path := filepath.Join("testdata", "elf", "go-trimpath")
+	const base = 1 << 40
+	maps := loadMaps(t, path, base)
+	ref, err := Open(path, &Options{Inlines: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ref.Close()
+	var reqs []Request
+	var want [][]Frame
+	addrs := textAddrs(t, path)
+	for k := 0; k < len(addrs) && len(reqs) < 3*minChunk; k += max(1, len(addrs)/(3*minChunk)) {
+		a := addrs[k]
+		for i := range maps {
+			if maps[i].Start <= base+a && base+a < maps[i].End {
+				fr, _ := ref.AppendFrames(nil, a)
+				reqs, want = append(reqs, Request{Mapping: &maps[i], PC: base + a}), append(want, fr)
+				break
+			}
+		}
+	}
+	for _, n := range []int{minChunk, len(reqs)} {
+		var mu sync.Mutex
+		joined := 0
+		testHookJoin = func(string) {
+			mu.Lock()
+			joined++
+			mu.Unlock()
+		}
+		mods := NewModules(&ModulesOptions{Options: Options{Inlines: true}})
+		for i, a := range mods.Batch(context.Background(), reqs[:n]) {
+			if a.Err != nil || !slices.Equal(a.Frames, want[i]) {
+				t.Fatalf("%d requests, %d: %+v, want %v", n, i, a, want[i])
+			}
+		}
+		testHookJoin = nil
+		if len(mods.byKey) != 1 {
+			t.Fatalf("%d requests: %d modules open", n, len(mods.byKey))
+		}
+		for _, om := range mods.byKey {
+			b := om.bin
+			b.bg.Wait()
+			if bulk := b.bulk.Load(); bulk != (n > minChunk) {
+				t.Errorf("%d requests: bulk %v", n, bulk)
+			}
+			sparse := uint64(n)<<20 < denseMin*b.dwarf.info.Size
+			if b.dwarf.sparse.Load() != sparse {
+				t.Errorf("%d requests over %d bytes of .debug_info: sparse %v", n, b.dwarf.info.Size, !sparse)
+			}
+		}
+		if shared := joined > 0; shared != (n > minChunk) {
+			t.Errorf("%d requests: %d workers joined the file's chunks", n, joined)
+		}
+		mods.Close()
+	}
+}
