@@ -117,7 +117,9 @@ func TestClosed(t *testing.T) {
 // minimizes every input that finds new coverage, at a cost quadratic in
 // its length, and runs nothing new meanwhile, so 50-100 KiB images as
 // inputs held it to a few thousand executions a minute. The inputs are
-// the index, the patch and where it goes, and the length to keep.
+// the index, the patch and where it goes, and the length to keep; the
+// index's top bit has every unit read lazily, however small, as after a
+// sparse batch (noteBatch).
 func FuzzNewBytes(f *testing.F) {
 	type base struct {
 		data []byte
@@ -148,6 +150,7 @@ func FuzzNewBytes(f *testing.F) {
 	for i, b := range bases {
 		n := uint32(len(b.data))
 		f.Add(uint8(i), uint32(0), []byte{}, uint32(0))
+		f.Add(uint8(i)|0x80, n/3, []byte{0xff, 0xff}, uint32(0))
 		f.Add(uint8(i), n/2, []byte{0xff, 0xff, 0xff, 0xff}, uint32(0))
 		f.Add(uint8(i), uint32(0), []byte{}, n-n/8)
 		f.Add(uint8(i), n-n/4, []byte{0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 1}, uint32(0))
@@ -159,7 +162,7 @@ func FuzzNewBytes(f *testing.F) {
 		if len(patch) > 64 {
 			return
 		}
-		b := bases[int(which)%len(bases)]
+		b := bases[int(which&0x7f)%len(bases)]
 		img := slices.Clone(b.data)
 		copy(img[int(at)%len(img):], patch)
 		if keep != 0 {
@@ -174,6 +177,13 @@ func FuzzNewBytes(f *testing.F) {
 		pcs := b.pcs
 		if len(patch) >= 8 {
 			pcs = append(pcs[:len(pcs):len(pcs)], binary.LittleEndian.Uint64(patch))
+		}
+		if which&0x80 != 0 {
+			// As after a sparse batch: every unit read lazily,
+			// however small.
+			if s := bin.loadDWARF(pcs[0]); s != nil {
+				s.sparse.Store(true)
+			}
 		}
 		for _, pc := range pcs {
 			buf, _ = bin.AppendFrames(buf[:0], pc)
