@@ -184,13 +184,14 @@ func (b *Binary) batch(ctx context.Context, pcs []uint64, yield func(i int, fram
 
 // prepare readies b for a batch of n addresses, pc the first one looked
 // up, on several workers when parallel. Many addresses will touch most
-// units: a parallel batch of at least readAheadMin makes b bulk (set
-// before the DWARF loads: see loadModule) and inflates compressed sections
-// ahead of the workers, so that they rarely wait, whole, on all cores,
-// when they are not started yet. Any batch of more than one address tells
+// units: a parallel batch of at least readAheadMin, or of more than
+// minChunk over a large .debug_info, makes b bulk (set before the DWARF
+// loads: see loadModule) and inflates compressed sections ahead of the
+// workers, so that they rarely wait, whole, on all cores, when they are
+// not started yet. Any batch of more than one address tells
 // the DWARF how dense it is (noteBatch).
 func (b *Binary) prepare(pc uint64, n int, parallel bool) {
-	if parallel && n >= readAheadMin {
+	if parallel && (n >= readAheadMin || n > minChunk && b.bigDWARF()) {
 		b.bulk.Store(true)
 		if s := b.loadDWARF(pc); s != nil {
 			b.bg.Go(func() { s.readAhead(&b.closed) })
@@ -201,6 +202,15 @@ func (b *Binary) prepare(pc uint64, n int, parallel bool) {
 			s.noteBatch(n)
 		}
 	}
+}
+
+// bigDWARF reports whether b's .debug_info is at least bulkMinInfo bytes
+// decompressed, or of a size its source cannot tell without reading it.
+func (b *Binary) bigDWARF() bool {
+	if s, ok := b.src.(sizedSource); ok {
+		return s.dwarfSize(".debug_info") >= bulkMinInfo
+	}
+	return true
 }
 
 // evict takes the pages of the binary's mapped files out of the
@@ -374,13 +384,25 @@ func (w *window) release() {
 }
 
 // readAheadMin is the batch size from which Batch inflates lazily read
-// sections ahead of its workers: every batch that has workers. A few
-// hundred addresses already touch most units of a large library (on
-// libradosgw's debug file, 300 random ones lead to units all over its 315
-// MB .debug_info, the first of them sorted by address too: cold code is
-// laid out first), and waiting for one core to inflate up to them took
-// 1.2-1.5 s where inflating the whole section on both cores takes 0.6.
-const readAheadMin = minChunk + 1
+// sections ahead of its workers, whatever their size. A batch with
+// workers does so from minChunk+1 addresses when .debug_info is at least
+// bulkMinInfo bytes: a few hundred addresses already touch most units of a
+// large library (on libradosgw's debug file, 300 random ones lead to units
+// all over its 315 MB .debug_info, the first of them sorted by address
+// too: cold code is laid out first), and waiting for one core to inflate
+// up to them took 1.2-1.5 s where inflating the whole section on both
+// cores takes 0.6.
+const readAheadMin = 2 * batchChunk
+
+// bulkMinInfo is the size of .debug_info from which a batch of more than
+// minChunk addresses is bulk. Below it what bulk saves (the pages of the
+// file and of .debug_line given back, a section inflated on all cores
+// from 8 MiB) is small, and reading the sections ahead whole makes the
+// first lookups wait for all of them: Modules.Batch over the fixtures (at
+// most 0.8 MB of .debug_info each, 8 runs) took 5% longer with every
+// group above minChunk bulk. cmd/go's 5.3 MiB is above it (1,000
+// addresses: 2.7 MB less at the peak). A variable for tests.
+var bulkMinInfo uint64 = 1 << 20
 
 // readAhead inflates the lazy sections to their ends. A module loaded for
 // a bulk batch has not started them: each inflates whole, on all cores

@@ -452,7 +452,8 @@ func TestSortKeys(t *testing.T) {
 
 // TestBatchSizes: batches on each side of the sizes where Batch changes
 // course (answered on the caller's goroutine up to minChunk addresses, by
-// workers in chunks above it, bulk from readAheadMin, windows of
+// workers in chunks above it, bulk from readAheadMin for these small
+// files and above minChunk once bulkMinInfo calls them large, windows of
 // batchWindow) answer as lookups one by one, on a zlib-compressed Go
 // binary (its .debug_info inflated lazily, or whole for a bulk batch) and
 // an uncompressed gcc C++ one.
@@ -468,7 +469,13 @@ func TestBatchSizes(t *testing.T) {
 		rng.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
 		opts := &Options{Inlines: true}
 		_, want := answersOneByOne(t, path, opts, all[:slices.Max(sizes)])
-		for _, n := range sizes {
+		defer func(v uint64) { bulkMinInfo = v }(bulkMinInfo)
+		for k := range 2 * len(sizes) {
+			n := sizes[k%len(sizes)]
+			bulkMinInfo = 8 << 20
+			if k >= len(sizes) {
+				bulkMinInfo = 1 // as if the file were large: bulk above minChunk
+			}
 			b, err := Open(path, opts)
 			if err != nil {
 				t.Fatal(err)
@@ -486,7 +493,8 @@ func TestBatchSizes(t *testing.T) {
 			if got != n {
 				t.Fatalf("%s, %d addresses: %d answers", path, n, got)
 			}
-			if bulk := b.bulk.Load(); bulk != (n >= readAheadMin && runtime.GOMAXPROCS(0) > 1) {
+			wantBulk := runtime.GOMAXPROCS(0) > 1 && (n >= readAheadMin || n > minChunk && b.bigDWARF())
+			if bulk := b.bulk.Load(); bulk != wantBulk {
 				t.Errorf("%s, %d addresses: bulk %v", path, n, bulk)
 			}
 			b.Close()

@@ -700,11 +700,11 @@ func TestSortRebased(t *testing.T) {
 }
 
 // TestModulesBatchPrepares: a Modules batch readies each file's Binary as
-// Binary.Batch would for as many addresses: above minChunk it is bulk (its
-// compressed sections inflated whole, its mapped pages evicted) and its
-// chunks shared by two workers; a batch sparse for the size of the file's
-// .debug_info reads small units lazily. The answers are those of lookups
-// one by one.
+// Binary.Batch would for as many addresses: above minChunk its chunks are
+// shared by two workers, from readAheadMin (for a small file, as this one
+// is, and above minChunk once bulkMinInfo calls it large) it is bulk (its
+// compressed sections inflated whole, its mapped pages evicted), and a batch sparse for the size of the file's .debug_info reads small
+// units lazily. The answers are those of lookups one by one.
 func TestModulesBatchPrepares(t *testing.T) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		t.Skip("needs two workers")
@@ -720,7 +720,10 @@ func TestModulesBatchPrepares(t *testing.T) {
 	var reqs []Request
 	var want [][]Frame
 	addrs := textAddrs(t, path)
-	for k := 0; k < len(addrs) && len(reqs) < 3*minChunk; k += max(1, len(addrs)/(3*minChunk)) {
+	for k, tries := 0, 0; len(reqs) < readAheadMin; k, tries = (k+7)%len(addrs), tries+1 {
+		if tries > 8*readAheadMin {
+			t.Fatalf("%d requests of %d text addresses", len(reqs), len(addrs))
+		}
 		a := addrs[k]
 		for i := range maps {
 			if maps[i].Start <= base+a && base+a < maps[i].End {
@@ -730,7 +733,16 @@ func TestModulesBatchPrepares(t *testing.T) {
 			}
 		}
 	}
-	for _, n := range []int{minChunk, len(reqs)} {
+	defer func(v uint64) { bulkMinInfo = v }(bulkMinInfo)
+	for _, c := range []struct {
+		n     int
+		small bool // the file's .debug_info below bulkMinInfo
+	}{{minChunk, true}, {3 * minChunk, true}, {readAheadMin, true}, {minChunk, false}, {3 * minChunk, false}} {
+		n := c.n
+		bulkMinInfo = 8 << 20
+		if !c.small {
+			bulkMinInfo = 1
+		}
 		var mu sync.Mutex
 		joined := 0
 		testHookJoin = func(string) {
@@ -751,7 +763,10 @@ func TestModulesBatchPrepares(t *testing.T) {
 		for _, om := range mods.byKey {
 			b := om.bin
 			b.bg.Wait()
-			if bulk := b.bulk.Load(); bulk != (n > minChunk) {
+			if b.bigDWARF() == c.small {
+				t.Fatalf("%s: .debug_info of %d bytes, bulkMinInfo %d", path, b.dwarf.info.Size, bulkMinInfo)
+			}
+			if bulk := b.bulk.Load(); bulk != (n >= readAheadMin || n > minChunk && !c.small) {
 				t.Errorf("%d requests: bulk %v", n, bulk)
 			}
 			sparse := uint64(n)<<20 < denseMin*b.dwarf.info.Size

@@ -42,6 +42,12 @@ type lazySource interface {
 	lazySection(name string) (fetch func(n uint64) ([]byte, error), release func(off, n uint64), size uint64, ok bool)
 }
 
+// A sizedSource tells the decompressed size of a DWARF section (".debug_X")
+// without reading it: 0 when absent.
+type sizedSource interface {
+	dwarfSize(name string) uint64
+}
+
 // An evicter is a source whose mapped files can give their resident pages
 // back without losing them (elfx.File.Evict).
 type evicter interface{ evict() }
@@ -92,6 +98,13 @@ func (e *elfSource) lazySection(name string) (func(uint64) ([]byte, error), func
 		return nil, nil, 0, false
 	}
 	return s.Prefix, s.Release, s.Size, true
+}
+
+func (e *elfSource) dwarfSize(name string) uint64 {
+	if s := e.dwarfFile().Section(name); s != nil && s.HasData() {
+		return s.Size
+	}
+	return 0
 }
 
 func (e *elfSource) bigEndian() bool { return e.dwarfFile().Data == elf.ELFDATA2MSB }
