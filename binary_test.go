@@ -119,7 +119,8 @@ func TestClosed(t *testing.T) {
 // inputs held it to a few thousand executions a minute. The inputs are
 // the index, the patch and where it goes, and the length to keep; the
 // index's top bit has every unit read lazily, however small, as after a
-// sparse batch (noteBatch).
+// sparse batch (noteBatch), and the next bit looks the addresses up in a
+// bulk batch on the workers instead of one by one.
 func FuzzNewBytes(f *testing.F) {
 	type base struct {
 		data []byte
@@ -151,10 +152,13 @@ func FuzzNewBytes(f *testing.F) {
 		n := uint32(len(b.data))
 		f.Add(uint8(i), uint32(0), []byte{}, uint32(0))
 		f.Add(uint8(i)|0x80, n/3, []byte{0xff, 0xff}, uint32(0))
+		f.Add(uint8(i)|0x40, n/2, []byte{0xff, 0xff, 0xff, 0xff}, uint32(0))
 		f.Add(uint8(i), n/2, []byte{0xff, 0xff, 0xff, 0xff}, uint32(0))
 		f.Add(uint8(i), uint32(0), []byte{}, n-n/8)
 		f.Add(uint8(i), n-n/4, []byte{0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 1}, uint32(0))
 	}
+	defer func(v uint64) { bulkMinInfo = v }(bulkMinInfo)
+	bulkMinInfo = 1
 	f.Fuzz(func(t *testing.T, which uint8, at uint32, patch []byte, keep uint32) {
 		// A longer patch is ignored, not cut: the fuzzer would minimize
 		// its bytes (at a cost quadratic in their number) with every
@@ -162,7 +166,7 @@ func FuzzNewBytes(f *testing.F) {
 		if len(patch) > 64 {
 			return
 		}
-		b := bases[int(which&0x7f)%len(bases)]
+		b := bases[int(which&0x3f)%len(bases)]
 		img := slices.Clone(b.data)
 		copy(img[int(at)%len(img):], patch)
 		if keep != 0 {
@@ -184,6 +188,17 @@ func FuzzNewBytes(f *testing.F) {
 			if s := bin.loadDWARF(pcs[0]); s != nil {
 				s.sparse.Store(true)
 			}
+		}
+		if which&0x40 != 0 {
+			// A batch with workers, bulk (bulkMinInfo is 1 here):
+			// the sections read ahead whole beside the lookups.
+			many := make([]uint64, minChunk+44)
+			for i := range many {
+				many[i] = pcs[i%len(pcs)] + uint64(i/len(pcs))
+			}
+			for range bin.Batch(context.Background(), many) {
+			}
+			return
 		}
 		for _, pc := range pcs {
 			buf, _ = bin.AppendFrames(buf[:0], pc)
