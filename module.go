@@ -41,10 +41,11 @@ type dwarfModule struct {
 	// oneTable is set once a unit took a one-sequence line table;
 	// speculated once a lookup ran speculate.
 	oneTable, speculated atomic.Bool
-	// sparse is set while the latest batch has few addresses for the
-	// size of .debug_info (see noteBatch): units are then read lazily
-	// whatever their size.
-	sparse atomic.Bool
+	// sparse is set while the batches so far have had few addresses
+	// for the size of .debug_info (see noteBatch): units are then read
+	// lazily whatever their size. batched counts those addresses.
+	sparse  atomic.Bool
+	batched atomic.Uint64
 	// bulk: loaded for a bulk batch, its lazy sections not started, for
 	// readAhead to inflate whole.
 	bulk  bool
@@ -552,9 +553,13 @@ func (s *dwarfModule) splitOf(u *dwinfo.Unit) *splitUnit {
 // and 108).
 const denseMin = 1024
 
-// noteBatch tells s that a batch of n addresses is starting: it sets
-// sparse for a batch with fewer than denseMin addresses per MiB of
-// .debug_info. The answers are the same either way.
+// noteBatch tells s that a batch of n addresses is starting: sparse is set
+// while the batches so far, this one included, have had fewer than
+// denseMin addresses per MiB of .debug_info. They count together: a
+// stream of small batches (a command reading its input a block at a time,
+// a profiler's periodic flushes) comes back to the same units, as one big
+// batch would. The answers are the same either way.
 func (s *dwarfModule) noteBatch(n int) {
-	s.sparse.Store(uint64(n)<<20 < denseMin*s.info.Size)
+	total := s.batched.Add(uint64(n))
+	s.sparse.Store(total<<20 < denseMin*s.info.Size)
 }

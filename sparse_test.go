@@ -84,3 +84,31 @@ func isDir(path string) bool {
 	fi, err := os.Stat(path)
 	return err == nil && fi.IsDir()
 }
+
+// TestSparseBatchesAdd: the batches of a Binary count together, so a stream
+// of small batches turns dense once their sum is.
+func TestSparseBatchesAdd(t *testing.T) {
+	b, err := Open("testdata/elf/go-trimpath", &Options{Inlines: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	s := b.loadDWARF(0)
+	if s == nil {
+		t.Fatal("no DWARF")
+	}
+	dense := int(denseMin * s.info.Size >> 20) // about the first dense total
+	if dense < 40 {
+		t.Fatalf("%d bytes of .debug_info: too few to test", s.info.Size)
+	}
+	step := dense / 4
+	for total := step; total < dense+2*step; total += step {
+		s.noteBatch(step)
+		if want := uint64(total)<<20 < denseMin*s.info.Size; s.sparse.Load() != want {
+			t.Fatalf("after %d addresses in batches of %d: sparse %v", total, step, !want)
+		}
+	}
+	if s.sparse.Load() {
+		t.Fatal("still sparse past the dense total")
+	}
+}
