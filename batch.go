@@ -53,11 +53,12 @@ type Answer struct {
 //
 // A batch of more than a few hundred addresses is cut into windows of a
 // few thousand, each sorted and symbolized in address order on all cores
-// (runtime.GOMAXPROCS) while the loop consumes the previous window, and
-// its compressed debug sections are inflated whole, on all cores. A run
+// (runtime.GOMAXPROCS) while the loop consumes the previous window; when
+// it has thousands of addresses, or the binary's .debug_info is 1 MiB or
+// more, its compressed debug sections are inflated whole, on all cores. A run
 // of sorted addresses that share an answer (the same line-table row,
 // inline chain and symbol, as in profiles) is symbolized once: the later
-// ones cost a comparison and a copy, not a search. Such a batch also takes
+// ones cost a comparison and a copy, not a search. Such a bulk batch takes
 // the pages it read of a mapped file out of the process's resident set as
 // it goes (they stay in the page cache and fault back in when read again),
 // so that a large uncompressed debug file, read mostly once, does not
@@ -85,8 +86,8 @@ func (b *Binary) batch(ctx context.Context, pcs []uint64, yield func(i int, fram
 		defer b.alone.Store(false)
 	}
 	workers := runtime.GOMAXPROCS(0)
-	parallel := len(pcs) > minChunk && workers > 1
-	b.prepare(pcs[0], len(pcs), parallel)
+	parallel := parallelBatch(len(pcs))
+	b.prepare(pcs[0], len(pcs))
 	if !parallel {
 		var c chunkResult
 		for lo := 0; lo < len(pcs); lo += batchChunk {
@@ -182,26 +183,33 @@ func (b *Binary) batch(ctx context.Context, pcs []uint64, yield func(i int, fram
 	}
 }
 
+// parallelBatch reports whether a batch of n addresses is symbolized on
+// workers (Binary.Batch's windows, Modules.Batch's shared chunks).
+func parallelBatch(n int) bool { return n > minChunk && runtime.GOMAXPROCS(0) > 1 }
+
 // prepare readies b for a batch of n addresses, pc the first one looked
-// up, on several workers when parallel. Many addresses will touch most
-// units: a parallel batch of at least readAheadMin, or of more than
-// minChunk over a large .debug_info, makes b bulk (set before the DWARF
-// loads: see loadModule) and inflates compressed sections ahead of the
-// workers, so that they rarely wait, whole, on all cores, when they are
-// not started yet. Any batch of more than one address tells
-// the DWARF how dense it is (noteBatch).
-func (b *Binary) prepare(pc uint64, n int, parallel bool) {
-	if parallel && (n >= readAheadMin || n > minChunk && b.bigDWARF()) {
+// up. Many addresses will touch most units: a parallel batch of at least
+// readAheadMin, or of more than minChunk over a large .debug_info, makes b
+// bulk (set before the DWARF loads: see loadModule) and inflates
+// compressed sections ahead of the workers, so that they rarely wait,
+// whole, on all cores, when they are not started yet. Any batch of more
+// than one address tells the DWARF how dense it is (noteBatch).
+func (b *Binary) prepare(pc uint64, n int) {
+	if n <= 1 {
+		return
+	}
+	bulk := parallelBatch(n) && (n >= readAheadMin || b.bigDWARF())
+	if bulk {
 		b.bulk.Store(true)
-		if s := b.loadDWARF(pc); s != nil {
-			b.bg.Go(func() { s.readAhead(&b.closed) })
-		}
 	}
-	if n > 1 {
-		if s := b.loadDWARF(pc); s != nil {
-			s.noteBatch(n)
-		}
+	s := b.loadDWARF(pc)
+	if s == nil {
+		return
 	}
+	if bulk {
+		b.bg.Go(func() { s.readAhead(&b.closed) })
+	}
+	s.noteBatch(n)
 }
 
 // bigDWARF reports whether b's .debug_info is at least bulkMinInfo bytes
@@ -253,6 +261,9 @@ const batchWindow = 2 * batchChunk
 // smaller window, so that two workers share it, but not below minChunk.
 func chunkSize(n int) int { return min(batchChunk, max(minChunk, (n+1)/2)) }
 
+// chunkCount is how many chunks of chunkSize(n) n addresses make.
+func chunkCount(n int) int { return (n + chunkSize(n) - 1) / chunkSize(n) }
+
 // A window is a run of a batch's addresses, sorted, cut into chunks for
 // the workers.
 type window struct {
@@ -303,7 +314,7 @@ func newWindow(index int, in []uint64) *window {
 		}
 	}
 	w.chunk = chunkSize(len(in))
-	w.chunks = make([]*chunkResult, (len(in)+w.chunk-1)/w.chunk)
+	w.chunks = make([]*chunkResult, chunkCount(len(in)))
 	w.left.Store(int32(len(w.chunks)))
 	return w
 }

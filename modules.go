@@ -445,10 +445,7 @@ type rebased struct {
 	i    int32
 }
 
-func (s *batchRun) chunksOf(g batchGroup) int {
-	n := len(g.reqs)
-	return (n + chunkSize(n) - 1) / chunkSize(n)
-}
+func (s *batchRun) chunksOf(g batchGroup) int { return chunkCount(len(g.reqs)) }
 
 // work starts groups while some are left, then helps with the chunks of
 // groups that others started, until none is left.
@@ -567,10 +564,9 @@ func (s *batchRun) startGroup(g batchGroup) bool {
 	sortRebased(rb)
 	var gw *groupWork
 	if len(rb) > 0 {
-		size := chunkSize(len(rb))
-		gw = &groupWork{om: om, rb: rb, size: size, nchunks: int64((len(rb) + size - 1) / size)}
+		gw = &groupWork{om: om, rb: rb, size: chunkSize(len(rb)), nchunks: int64(chunkCount(len(rb)))}
 		if om.bin != nil {
-			om.bin.prepare(rb[0].addr, len(rb), len(rb) > minChunk && runtime.GOMAXPROCS(0) > 1)
+			om.bin.prepare(rb[0].addr, len(rb))
 		}
 	}
 	if gw != nil && gw.nchunks > 1 {

@@ -777,7 +777,7 @@ func TestModulesBatchPrepares(t *testing.T) {
 		// Two chunks, so two workers, above minChunk; whether the
 		// second joins before the first has taken both depends on the
 		// scheduler, and none can join one chunk.
-		if chunks := (&batchRun{}).chunksOf(batchGroup{reqs: make([]int32, n)}); (chunks >= 2) != (n > minChunk) {
+		if chunks := chunkCount(n); (chunks >= 2) != (n > minChunk) {
 			t.Errorf("%d requests in %d chunks", n, chunks)
 		}
 		if joined > 0 && n <= minChunk {
