@@ -74,9 +74,11 @@
 // it takes to find a unit's functions and their address ranges: one pass
 // over the DIEs, decoding the attributes of subprograms alone (and
 // jumping over gcc's declaration trees as above); a function's inline
-// tree, names and address map are read, under a lock, on the first lookup
-// that lands in one of its ranges, and nothing is kept of functions never
-// looked up. The answers are those of the whole-unit Build; lazy.go says
+// tree and address map are read, under a lock, on the first lookup that
+// lands in one of its ranges, and nothing is kept of functions never
+// looked up. A node's names and start data are looked up, under the same
+// lock, when a lookup first answers with it: most nodes of a tree read
+// never are. The answers are those of the whole-unit Build; lazy.go says
 // how that is kept and the one kind of input where it may not be.
 //
 // # Robustness
@@ -98,5 +100,6 @@
 //
 // An Index is safe for concurrent use: a whole-unit Index is immutable
 // once built, and a lazy one reads each function's tree once, under a
-// lock, and publishes it atomically.
+// lock, and publishes it atomically; a node's names are written once,
+// under that lock, and read only after an atomic flag says they are.
 package inline

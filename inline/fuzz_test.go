@@ -105,21 +105,37 @@ func FuzzChain(f *testing.F) {
 			// the trees they land in, and at every function's start.
 			lz, _ := Build(d, u, nil, &Options{Lazy: true, LazyMinSize: 1, Warn: func(error) {}})
 			lzS, _ := Build(d, u, nil, &Options{Lazy: true, LazyMinSize: 1, Warn: func(error) {}, Strings: strs})
+			// One that describes every node of a tree as it reads it:
+			// lz, which describes a node when a lookup first returns it,
+			// must answer as it does. lz is asked for the innermost
+			// frame first, which names that node alone.
+			deferNames = false
+			lzE, _ := Build(d, u, nil, &Options{Lazy: true, LazyMinSize: 1, Warn: func(error) {}})
+			deferNames = true
+			var eager []Frame
+			both := func(pc uint64) {
+				inner, _, _ := lz.AppendChainRange(nil, pc, 1)
+				same("lazy", lz, lzS, pc)
+				eager = lzE.AppendChain(eager[:0], pc)
+				if !slices.Equal(frames, eager) || len(inner) > 0 && inner[0] != frames[0] {
+					t.Fatalf("lazy at %#x: %+v (innermost %+v), %+v describing every node", pc, frames, inner, eager)
+				}
+			}
 			scanBoth(t, d, u, "fuzz")
-			same("lazy", lz, lzS, pc)
+			both(pc)
 			lz.Subroutine(pc)
 			for i, lo := range ix.spanLo() {
 				if i == 64 {
 					break
 				}
-				same("lazy", lz, lzS, lo)
+				both(lo)
 			}
 			if lz.lz != nil {
 				for i, s := range lz.lz.top {
 					if i == 64 {
 						break
 					}
-					same("lazy", lz, lzS, s.lo)
+					both(s.lo)
 				}
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"io"
 	"slices"
+	"sync/atomic"
 
 	"github.com/symbolize-go/symbolize/internal/buf"
 	"github.com/symbolize-go/symbolize/internal/dw"
@@ -233,6 +234,46 @@ type chains struct {
 	// offset (nil otherwise).
 	unit uint64
 	dies []uint64
+	// For a tree of a lazy Index: its root, and the nodes not described
+	// yet, one bit each (nil if none; see resolveLazy). A pending node's
+	// names and start data are read only once its bit is clear.
+	root    int32
+	pending []atomic.Uint32
+}
+
+// isPending reports whether node n waits to be described.
+func (c *chains) isPending(n int32) bool {
+	return c.pending != nil && c.pending[n/32].Load()&(1<<(n%32)) != 0
+}
+
+// clearPending marks node n described, or every node if n < 0.
+func (c *chains) clearPending(n int32) {
+	if n < 0 {
+		for i := range c.pending {
+			c.pending[i].Store(0)
+		}
+		return
+	}
+	c.pending[n/32].And(^(uint32(1) << (n % 32)))
+}
+
+// parentOf returns node n's parent, reading no other field.
+func (c *chains) parentOf(n int32) int32 {
+	if c.small == nil {
+		return c.nodes[n].parent
+	}
+	return int32(c.small[n].parent1) - 1
+}
+
+// setNames stores the names and start data of nd into node n.
+func (c *chains) setNames(n int32, nd *node) {
+	if c.small == nil {
+		p := &c.nodes[n]
+		p.name, p.short, p.startFile, p.startLine = nd.name, nd.short, nd.startFile, nd.startLine
+		return
+	}
+	s := &c.small[n]
+	s.name, s.short, s.startFile, s.startLine = nd.name, nd.short, nd.startFile, nd.startLine
 }
 
 // strList returns the strings the nodes index.
@@ -715,6 +756,9 @@ func (ix *Index) AppendChainRange(dst []Frame, pc uint64, limit int) (_ []Frame,
 			dst = append(dst, loc)
 		}
 		return dst, lo, hi
+	}
+	if c.pending != nil {
+		ix.lz.name(c, n, limit)
 	}
 	var inner node
 	strs := c.strList()

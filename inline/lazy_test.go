@@ -17,7 +17,7 @@ import (
 // function symbol, asked in address order of one lazy Index and in a
 // random order of another, so that trees are read in both orders.
 func TestLazyMatchesWhole(t *testing.T) {
-	var units, lazyUnits, escaped, pcs int
+	var units, lazyUnits, escaped, pcs, pending int
 	for _, path := range fixtures(t) {
 		o, ok := openObject(t, path)
 		if !ok {
@@ -94,11 +94,31 @@ func TestLazyMatchesWhole(t *testing.T) {
 				check(lazy1, pc)
 			}
 			for _, pc := range shuffled {
+				// The innermost frame first (--no-inlines), which names
+				// that node alone, then the chain.
+				b, _, _ = lazy2.AppendChainRange(b[:0], pc, 1)
+				if a = whole.AppendChain(a[:0], pc); len(a) > 1 {
+					a = a[:1]
+				}
+				if !slices.Equal(a, b) {
+					t.Fatalf("%s: unit %#x at %#x: lazy innermost %+v, whole-unit %+v", path, h.Offset, pc, b, a)
+				}
 				check(lazy2, pc)
 			}
 			for _, pc := range list {
 				check(lazy3, pc)
 				check(whole3, pc)
+			}
+			if lz := lazy1.lz; lz != nil {
+				for i := range lz.roots {
+					if c := lz.roots[i].ch.Load(); c != nil {
+						for n := range int32(c.nodeCount()) {
+							if c.isPending(n) {
+								pending++
+							}
+						}
+					}
+				}
 			}
 			if lazy1.lz != nil && lazy1.lz.escaped.Load() {
 				escaped++
@@ -106,7 +126,10 @@ func TestLazyMatchesWhole(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d units (%d lazy, %d escaped), %d lookups", units, lazyUnits, escaped, pcs)
+	t.Logf("%d units (%d lazy, %d escaped), %d lookups, %d nodes never named", units, lazyUnits, escaped, pcs, pending)
+	if pending == 0 {
+		t.Error("every node of every tree read was named: resolveLazy deferred nothing")
+	}
 }
 
 // TestLazyConcurrent: goroutines that look up the addresses of one lazy
@@ -293,5 +316,107 @@ func scanBoth(t *testing.T, d *dwinfo.Data, u *dwinfo.Unit, name string) {
 	if a.ok != b.ok || a.stopAt != b.stopAt || a.err != b.err || !slices.Equal(a.spans, b.spans) || !slices.Equal(a.roots, b.roots) {
 		t.Errorf("%s: unit %#x: by sets ok %v stop %#x err %q, %d spans, %d roots; by tags ok %v stop %#x err %q, %d spans, %d roots",
 			name, u.Offset, b.ok, b.stopAt, b.err, len(b.spans), len(b.roots), a.ok, a.stopAt, a.err, len(a.spans), len(a.roots))
+	}
+}
+
+// TestLazyNames: a tree of a lazy Index describes a node when a lookup
+// first returns it, unless the node's DIE refers into the tree itself,
+// which is described as the tree is read; a reference that leads back
+// into the tree from outside has the tree read again. Each case is
+// checked at every address against the whole-unit Build, and against a
+// lazy Index that describes every node as it reads a tree.
+func TestLazyNames(t *testing.T) {
+	name := func(s string) tattr { return str(dwinfo.AttrName, s) }
+	origin := func(l string) tattr { return ref(dwinfo.AttrAbstractOrigin, l) }
+	into := func(at dwinfo.Attr, l string, v uint64) tattr { r := ref(at, l); r.v = v; return r }
+	cases := []struct {
+		name string
+		root *tdie
+		// after the first lookup, at pc, whether the node of the
+		// inlined subroutine labelled at is pending; walks is how many
+		// times the checks read a tree again.
+		pc      uint64
+		pending map[uint64]bool // by node low address
+		walks   int64
+	}{
+		{"deferred", cu(
+			&tdie{label: "gA", tag: dwinfo.TagSubprogram, attrs: []tattr{name("g")}},
+			&tdie{label: "hA", tag: dwinfo.TagSubprogram, attrs: []tattr{name("h")}},
+			&tdie{tag: dwinfo.TagSubprogram, attrs: attrs([]tattr{name("f")}, pcRange(0x10, 0x30)), kids: []*tdie{
+				{tag: dwinfo.TagInlinedSubroutine, attrs: attrs([]tattr{origin("gA")}, pcRange(0x12, 0x14))},
+				{tag: dwinfo.TagInlinedSubroutine, attrs: attrs([]tattr{origin("hA")}, pcRange(0x20, 0x24))}}},
+		), 0x12, map[uint64]bool{0x10: false, 0x12: false, 0x20: true}, 0},
+		{"origin-in-tree", cu(
+			&tdie{tag: dwinfo.TagSubprogram, attrs: attrs([]tattr{name("f")}, pcRange(0x10, 0x30)), kids: []*tdie{
+				{label: "d", tag: dwinfo.TagSubprogram, attrs: []tattr{name("local")}},
+				{tag: dwinfo.TagInlinedSubroutine, attrs: attrs([]tattr{origin("d")}, pcRange(0x20, 0x24))}}},
+		), 0x12, map[uint64]bool{0x10: false, 0x20: false}, 0},
+		{"back-into-tree", cu(
+			&tdie{label: "A", tag: dwinfo.TagSubprogram, attrs: []tattr{ref(dwinfo.AttrSpecification, "d")}},
+			&tdie{tag: dwinfo.TagSubprogram, attrs: attrs([]tattr{name("f")}, pcRange(0x10, 0x30)), kids: []*tdie{
+				{label: "d", tag: dwinfo.TagSubprogram, attrs: []tattr{name("declared-inside")}},
+				{tag: dwinfo.TagInlinedSubroutine, attrs: attrs([]tattr{origin("A")}, pcRange(0x20, 0x24))}}},
+		), 0x12, map[uint64]bool{0x10: false, 0x20: true}, 1},
+		{"back-into-tree-not-a-DIE", cu(
+			&tdie{label: "A", tag: dwinfo.TagSubprogram, attrs: []tattr{into(dwinfo.AttrSpecification, "d", 1), name("a")}},
+			&tdie{tag: dwinfo.TagSubprogram, attrs: attrs([]tattr{name("f")}, pcRange(0x10, 0x30)), kids: []*tdie{
+				{label: "d", tag: dwinfo.TagSubprogram, attrs: []tattr{name("declared-inside")}},
+				{tag: dwinfo.TagInlinedSubroutine, attrs: attrs([]tattr{origin("A")}, pcRange(0x20, 0x24))}}},
+		), 0x12, map[uint64]bool{0x10: false, 0x20: true}, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			info, abbrev := unitBytes(c.root)
+			d := dwinfo.New(dwinfo.Sections{Info: info, Abbrev: abbrev}, nil)
+			h, err := d.HeaderAt(0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			u, err := d.LoadUnit(h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			whole, _ := Build(d, u, nil, nil)
+			deferNames = false
+			eager, _ := Build(d, u, nil, &Options{Lazy: true, LazyMinSize: 1})
+			deferNames = true
+			lazy, _ := Build(d, u, nil, &Options{Lazy: true, LazyMinSize: 1})
+			if lazy.lz == nil || !eager.lz.eager || lazy.lz.eager {
+				t.Fatal("not the lazy Indexes asked for")
+			}
+			walks := namedByWalk.Load()
+			var a, b []Frame
+			b = lazy.AppendChain(b[:0], c.pc)
+			if a = whole.AppendChain(a[:0], c.pc); !slices.Equal(a, b) {
+				t.Fatalf("at %#x: lazy %s, whole-unit %s", c.pc, describe(b), describe(a))
+			}
+			ch, _, _ := lazy.lz.chainsOf(c.pc)
+			for n := range int32(ch.nodeCount()) {
+				low := ch.nodeAt(n).low
+				want, ok := c.pending[low]
+				if !ok {
+					t.Fatalf("node at %#x not in the case", low)
+				}
+				if got := ch.isPending(n); got != want {
+					t.Errorf("node at %#x: pending %v, want %v", low, got, want)
+				}
+			}
+			for pc := uint64(0); pc < 0x40; pc++ {
+				a = whole.AppendChain(a[:0], pc)
+				b = lazy.AppendChain(b[:0], pc)
+				e := eager.AppendChain(nil, pc)
+				if !slices.Equal(a, b) || !slices.Equal(a, e) {
+					t.Fatalf("at %#x: lazy %s, eager %s, whole-unit %s", pc, describe(b), describe(e), describe(a))
+				}
+			}
+			for n := range int32(ch.nodeCount()) {
+				if ch.isPending(n) {
+					t.Errorf("node %d still pending after every address", n)
+				}
+			}
+			if got := namedByWalk.Load() - walks; got != c.walks {
+				t.Errorf("tree read again %d times, want %d", got, c.walks)
+			}
+		})
 	}
 }

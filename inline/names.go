@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/symbolize-go/symbolize/internal/dw"
 	"github.com/symbolize-go/symbolize/internal/dwinfo"
@@ -83,6 +84,15 @@ type builder struct {
 	// loc caches locates by abbreviation code during a scan (lazy.go):
 	// 0 unknown, 1 true, 2 false.
 	loc []int8
+	// end is the end of the DIEs being built, from base.
+	end uint64
+	// pending is, after resolveLazy, the nodes it left to describe, one
+	// bit each; nil if none.
+	pending []atomic.Uint32
+	// naming is set while the builder describes nodes of a tree already
+	// read (lazyIndex.name), with no DIE of the tree marked: a reference
+	// into the tree then sets needWalk instead of being followed.
+	naming, needWalk bool
 }
 
 // bigUnitMin is the size from which a unit's nodes keep their DIE offsets
@@ -296,7 +306,7 @@ func newBuilderAt(d *dwinfo.Data, u *dwinfo.Unit, lt *linetable.Table, opts *Opt
 		b.strs, b.others = lz.strs, lz.others
 		b.lz = lz
 	}
-	b.base = base
+	b.base, b.end = base, end
 	b.d, b.u = d, u
 	b.bigUnit = u.End-u.Offset >= bigUnitMin
 	if opts != nil {
@@ -336,6 +346,7 @@ func (b *builder) release() {
 	}
 	b.strs.shared = nil
 	b.quiet, b.inner, b.rootRanges = false, b.inner[:0], b.rootRanges[:0]
+	b.pending, b.naming, b.needWalk = nil, false, false
 	clear(b.loc)
 	b.loc = b.loc[:0]
 	if len(b.recs) > maxPooledRecs || len(b.nodes) > maxPooledRecs {
@@ -415,6 +426,39 @@ func (b *builder) resolve() error {
 	return b.err
 }
 
+// resolveLazy is resolve for the tree of one function of a lazy Index
+// (lazy.go). Most of a tree's nodes are never in an answer, and most take
+// their names from DIEs outside the tree (abstract origins and
+// declarations), which need nothing of the walk: those nodes are left
+// pending in b.pending, to be described when a lookup first returns
+// them. A node whose DIE refers into the tree itself is described now,
+// while the walk's marks say which offsets there start DIEs.
+func (b *builder) resolveLazy() error {
+	b.rankDIEs()
+	b.own.path(0) // build the path table, which the Index keeps
+	for i := range b.nodes {
+		self := b.nodeRec[i]
+		if self < 0 {
+			continue
+		}
+		if r := &b.recs[self]; b.inTree(r.flags&recOrigin != 0 && r.flags&recOriginSup == 0, r.origin) ||
+			b.inTree(r.flags&recSpec != 0 && r.flags&recSpecSup == 0, r.spec) {
+			b.describe(&b.nodes[i], self)
+			continue
+		}
+		if b.pending == nil {
+			b.pending = make([]atomic.Uint32, (len(b.nodes)+31)/32)
+		}
+		b.pending[i/32].Or(1 << (i % 32))
+	}
+	return b.err
+}
+
+// inTree reports whether has holds and off lies in the DIEs being built.
+func (b *builder) inTree(has bool, off uint64) bool {
+	return has && off >= b.base && off < b.end
+}
+
 // lookupRec returns the index in b.recs of the DIE at absolute offset off,
 // or -1 if no DIE starts there. Within the unit being built, the offsets
 // seen by the walk decide; in another unit, the entry decoded at off must
@@ -434,6 +478,8 @@ func (b *builder) lookupRec(off uint64) int32 {
 			return b.addRec(ord, &r)
 		}
 		if !b.inSkipped(off) {
+			// In the tree being built, and no DIE the walk met.
+			b.needWalk = b.needWalk || b.naming
 			return -1
 		}
 		// Not marked by the walk, which jumped over it: decoded like a

@@ -60,7 +60,7 @@ func unitBytes(root *tdie) (info, abbrev []byte) {
 			for _, a := range d.attrs {
 				v := a.v
 				if a.ref != "" {
-					v = offs[a.ref]
+					v += offs[a.ref] // v: how far into the DIE
 				}
 				switch a.form {
 				case dw.FormAddr:
