@@ -181,8 +181,11 @@ func (c *chains) setNodes(nodes []node) {
 	c.nodes = slices.Clone(nodes)
 }
 
-// nodeAt returns node n.
+// nodeAt returns node n (of a lazy tree: once described).
 func (c *chains) nodeAt(n int32) node {
+	if c.lean != nil {
+		return *c.det.at(c.lean[n].slot.Load())
+	}
 	if c.small == nil {
 		return c.nodes[n]
 	}
@@ -194,7 +197,7 @@ func (c *chains) nodeAt(n int32) node {
 }
 
 // nodeCount returns the number of nodes in c.
-func (c *chains) nodeCount() int { return len(c.nodes) + len(c.small) }
+func (c *chains) nodeCount() int { return len(c.nodes) + len(c.small) + len(c.lean) }
 
 // Index answers inline chains for the PCs of one unit. Build it with
 // Build; it is safe for concurrent use (a lazy Index reads a function's
@@ -234,46 +237,76 @@ type chains struct {
 	// offset (nil otherwise).
 	unit uint64
 	dies []uint64
-	// For a tree of a lazy Index: its root, and the nodes not described
-	// yet, one bit each (nil if none; see resolveLazy). A pending node's
-	// names and start data are read only once its bit is clear.
-	root    int32
-	pending []atomic.Uint32
+	// For a tree of a lazy Index, lean holds the nodes instead (nodes
+	// and small nil), each described once an answer holds it (see
+	// resolveLazy) into the Index's details; root is the tree's root.
+	lean []leanNode
+	det  *details
+	root int32
 }
 
-// isPending reports whether node n waits to be described.
-func (c *chains) isPending(n int32) bool {
-	return c.pending != nil && c.pending[n/32].Load()&(1<<(n%32)) != 0
+// leanNode is a node of a lazy Index's tree: its parent and DIE (dieLow
+// as in node), and slot, 1 + the index in details of the whole node once
+// it is described, 0 before. The slot is stored after the node it names,
+// so a reader that loads a slot finds the node complete.
+type leanNode struct {
+	parent int32
+	dieLow uint32
+	slot   atomic.Uint32
 }
 
-// clearPending marks node n described, or every node if n < 0.
-func (c *chains) clearPending(n int32) {
-	if n < 0 {
-		for i := range c.pending {
-			c.pending[i].Store(0)
-		}
-		return
+// details holds the described nodes of a lazy Index's trees, in chunks
+// that never move; it grows under the Index's lock, and readers index it
+// without one through the published chunk list.
+type details struct {
+	pub atomic.Pointer[[]*[detailChunk]node]
+	n   uint32
+}
+
+const detailChunk = 256
+
+// add stores nd and returns its slot (1 + its index).
+func (d *details) add(nd *node) uint32 {
+	var list []*[detailChunk]node
+	if p := d.pub.Load(); p != nil {
+		list = *p
 	}
-	c.pending[n/32].And(^(uint32(1) << (n % 32)))
+	if int(d.n/detailChunk) == len(list) {
+		list = append(slices.Clip(list), new([detailChunk]node))
+		d.pub.Store(&list)
+	}
+	list[d.n/detailChunk][d.n%detailChunk] = *nd
+	d.n++
+	return d.n
 }
 
-// parentOf returns node n's parent, reading no other field.
+// at returns the node of slot s (not 0).
+func (d *details) at(s uint32) *node {
+	i := s - 1
+	return &(*d.pub.Load())[i/detailChunk][i%detailChunk]
+}
+
+// isPending reports whether node n of a lazy tree waits to be described.
+func (c *chains) isPending(n int32) bool {
+	return c.lean != nil && c.lean[n].slot.Load() == 0
+}
+
+// parentOf returns node n's parent, which is known before the node is
+// described.
 func (c *chains) parentOf(n int32) int32 {
-	if c.small == nil {
+	switch {
+	case c.lean != nil:
+		return c.lean[n].parent
+	case c.small == nil:
 		return c.nodes[n].parent
 	}
 	return int32(c.small[n].parent1) - 1
 }
 
-// setNames stores the names and start data of nd into node n.
-func (c *chains) setNames(n int32, nd *node) {
-	if c.small == nil {
-		p := &c.nodes[n]
-		p.name, p.short, p.startFile, p.startLine = nd.name, nd.short, nd.startFile, nd.startLine
-		return
-	}
-	s := &c.small[n]
-	s.name, s.short, s.startFile, s.startLine = nd.name, nd.short, nd.startFile, nd.startLine
+// describe stores nd as node n of a lazy tree, described (before c is
+// published: see lazyIndex.name for a tree already read).
+func (c *chains) describe(n int32, nd *node) {
+	c.lean[n].slot.Store(c.det.add(nd))
 }
 
 // strList returns the strings the nodes index.
@@ -288,6 +321,9 @@ func (c *chains) strList() []string {
 func (c *chains) die(n int32) uint64 {
 	if c.dies != nil {
 		return c.dies[n]
+	}
+	if c.lean != nil {
+		return c.unit + uint64(c.lean[n].dieLow>>1)
 	}
 	if c.small != nil {
 		return c.unit + uint64(c.small[n].dieLow>>1)
@@ -757,7 +793,7 @@ func (ix *Index) AppendChainRange(dst []Frame, pc uint64, limit int) (_ []Frame,
 		}
 		return dst, lo, hi
 	}
-	if c.pending != nil {
+	if c.lean != nil {
 		ix.lz.name(c, n, limit)
 	}
 	var inner node

@@ -82,8 +82,10 @@ type lazyIndex struct {
 	recs   [][]cachedRec // chunks of recChunk
 
 	// eager describes every node of a tree as it is read (deferNames
-	// false when the Index was built).
+	// false when the Index was built), keeping them as a whole-unit
+	// Index does.
 	eager bool
+	det   details // the trees' described nodes (under mu)
 
 	escaped  atomic.Bool // a tree had a range outside its root's: use full
 	fullOnce sync.Once
@@ -496,9 +498,19 @@ func (lz *lazyIndex) tree(r int32) *chains {
 		err = err2
 	}
 	escaped := b.escapes()
-	c := &chains{unit: lz.u.Offset, dies: b.nodeDies(), root: r}
-	c.setNodes(b.nodes)
-	c.pending = b.pending
+	c := &chains{unit: lz.u.Offset, dies: b.nodeDies(), root: r, det: &lz.det}
+	if lz.eager {
+		c.setNodes(b.nodes)
+	} else {
+		c.lean = make([]leanNode, len(b.nodes))
+		for i := range b.nodes {
+			nd := &b.nodes[i]
+			c.lean[i].parent, c.lean[i].dieLow = nd.parent, nd.dieLow
+			if b.described[i/64]&(1<<(i%64)) != 0 {
+				c.describe(int32(i), nd)
+			}
+		}
+	}
 	var ok bool
 	if c.base, c.lo32, c.hi32, c.node, ok = b.m.columns32(); !ok {
 		c.lo, c.hi, c.node = b.m.columns()
@@ -589,49 +601,70 @@ func (lz *lazyIndex) name(c *chains, n int32, limit int) {
 	b.naming = true
 	b.skipped = append(b.skipped, skipped{u.Offset, rt.off}, skipped{end, u.End})
 	defer b.release()
+	var e dwinfo.Entry
+	var sbuf [16][2]uint32
+	slots := sbuf[:0]
 	for _, n := range todo {
-		if !c.isPending(n) { // named by another goroutine meanwhile
+		if !c.isPending(n) { // described by another goroutine meanwhile
 			continue
 		}
-		r, ok := b.readRec(u, c.die(n))
-		if !ok {
+		// The node as the walk made it (materialize), from its DIE.
+		off := c.die(n)
+		if u.EntryAt(off, &e) != nil {
 			b.needWalk = true
 			break
 		}
-		var nd node
-		b.describe(&nd, b.addRec(-1, &r))
+		nd := node{parent: c.lean[n].parent, dieLow: c.lean[n].dieLow}
+		self := int32(-1)
+		if locates(e.Abbrev()) {
+			var p pending
+			var r rec
+			b.quiet = true // reported when the tree was read
+			b.rgs = b.subroutine(&e, &p, &r, b.rgs[:0])
+			b.quiet = false
+			nd.low = p.low
+			nd.callFile, nd.callLine, nd.callCol, nd.callDisc = p.call[0], p.call[1], p.call[2], p.call[3]
+			self = b.addRec(-1, &r)
+		} else if r, ok := b.readRec(u, off); ok {
+			self = b.addRec(-1, &r)
+		}
+		b.describe(&nd, self)
 		if b.needWalk {
 			break
 		}
-		c.setNames(n, &nd)
+		// The slot is stored once the strings are published, below.
+		slots = append(slots, [2]uint32{uint32(n), lz.det.add(&nd)})
 	}
 	if b.needWalk {
 		// A reference into the tree itself: which offsets start DIEs
 		// there is the walk's to say. Read the tree again, as tree did,
-		// and describe every node it left pending.
+		// and describe every node still pending.
 		namedByWalk.Add(1)
 		w, _ := lz.walkTree(rt)
 		w.resolve()
+		slots = slots[:0]
 		if len(w.nodes) == c.nodeCount() {
 			for n := range int32(len(w.nodes)) {
 				if c.isPending(n) {
-					c.setNames(n, &w.nodes[n])
+					slots = append(slots, [2]uint32{uint32(n), lz.det.add(&w.nodes[n])})
 				}
 			}
 		}
 		lz.keepRecs(w)
+		for _, s := range slots {
+			c.lean[s[0]].slot.Store(s[1])
+		}
 		// Not warned: the walk's problems were when tree read it, and
 		// come first.
 		w.release()
-		c.clearPending(-1)
 		return
 	}
 	lz.keepRecs(b)
+	for _, s := range slots {
+		c.lean[s[0]].slot.Store(s[1])
+	}
 	if b.err != nil {
 		lz.warn(b.err)
-	}
-	for _, n := range todo {
-		c.clearPending(n)
 	}
 }
 

@@ -332,11 +332,11 @@ func TestLazyNames(t *testing.T) {
 	cases := []struct {
 		name string
 		root *tdie
-		// after the first lookup, at pc, whether the node of the
-		// inlined subroutine labelled at is pending; walks is how many
-		// times the checks read a tree again.
+		// after the first lookup, at pc, whether each node of the tree
+		// (in the walk's order: a parent first) is pending; walks is how
+		// many times the checks read a tree again.
 		pc      uint64
-		pending map[uint64]bool // by node low address
+		pending []bool
 		walks   int64
 	}{
 		{"deferred", cu(
@@ -345,24 +345,24 @@ func TestLazyNames(t *testing.T) {
 			&tdie{tag: dwinfo.TagSubprogram, attrs: attrs([]tattr{name("f")}, pcRange(0x10, 0x30)), kids: []*tdie{
 				{tag: dwinfo.TagInlinedSubroutine, attrs: attrs([]tattr{origin("gA")}, pcRange(0x12, 0x14))},
 				{tag: dwinfo.TagInlinedSubroutine, attrs: attrs([]tattr{origin("hA")}, pcRange(0x20, 0x24))}}},
-		), 0x12, map[uint64]bool{0x10: false, 0x12: false, 0x20: true}, 0},
+		), 0x12, []bool{false, false, true}, 0},
 		{"origin-in-tree", cu(
 			&tdie{tag: dwinfo.TagSubprogram, attrs: attrs([]tattr{name("f")}, pcRange(0x10, 0x30)), kids: []*tdie{
 				{label: "d", tag: dwinfo.TagSubprogram, attrs: []tattr{name("local")}},
 				{tag: dwinfo.TagInlinedSubroutine, attrs: attrs([]tattr{origin("d")}, pcRange(0x20, 0x24))}}},
-		), 0x12, map[uint64]bool{0x10: false, 0x20: false}, 0},
+		), 0x12, []bool{false, false}, 0},
 		{"back-into-tree", cu(
 			&tdie{label: "A", tag: dwinfo.TagSubprogram, attrs: []tattr{ref(dwinfo.AttrSpecification, "d")}},
 			&tdie{tag: dwinfo.TagSubprogram, attrs: attrs([]tattr{name("f")}, pcRange(0x10, 0x30)), kids: []*tdie{
 				{label: "d", tag: dwinfo.TagSubprogram, attrs: []tattr{name("declared-inside")}},
 				{tag: dwinfo.TagInlinedSubroutine, attrs: attrs([]tattr{origin("A")}, pcRange(0x20, 0x24))}}},
-		), 0x12, map[uint64]bool{0x10: false, 0x20: true}, 1},
+		), 0x12, []bool{false, true}, 1},
 		{"back-into-tree-not-a-DIE", cu(
 			&tdie{label: "A", tag: dwinfo.TagSubprogram, attrs: []tattr{into(dwinfo.AttrSpecification, "d", 1), name("a")}},
 			&tdie{tag: dwinfo.TagSubprogram, attrs: attrs([]tattr{name("f")}, pcRange(0x10, 0x30)), kids: []*tdie{
 				{label: "d", tag: dwinfo.TagSubprogram, attrs: []tattr{name("declared-inside")}},
 				{tag: dwinfo.TagInlinedSubroutine, attrs: attrs([]tattr{origin("A")}, pcRange(0x20, 0x24))}}},
-		), 0x12, map[uint64]bool{0x10: false, 0x20: true}, 1},
+		), 0x12, []bool{false, true}, 1},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -391,14 +391,12 @@ func TestLazyNames(t *testing.T) {
 				t.Fatalf("at %#x: lazy %s, whole-unit %s", c.pc, describe(b), describe(a))
 			}
 			ch, _, _ := lazy.lz.chainsOf(c.pc)
-			for n := range int32(ch.nodeCount()) {
-				low := ch.nodeAt(n).low
-				want, ok := c.pending[low]
-				if !ok {
-					t.Fatalf("node at %#x not in the case", low)
-				}
-				if got := ch.isPending(n); got != want {
-					t.Errorf("node at %#x: pending %v, want %v", low, got, want)
+			if ch.nodeCount() != len(c.pending) {
+				t.Fatalf("%d nodes, want %d", ch.nodeCount(), len(c.pending))
+			}
+			for n, want := range c.pending {
+				if got := ch.isPending(int32(n)); got != want {
+					t.Errorf("node %d: pending %v, want %v", n, got, want)
 				}
 			}
 			for pc := uint64(0); pc < 0x40; pc++ {

@@ -6,7 +6,6 @@ import (
 	"math/bits"
 	"slices"
 	"sync"
-	"sync/atomic"
 
 	"github.com/symbolize-go/symbolize/internal/dw"
 	"github.com/symbolize-go/symbolize/internal/dwinfo"
@@ -86,9 +85,9 @@ type builder struct {
 	loc []int8
 	// end is the end of the DIEs being built, from base.
 	end uint64
-	// pending is, after resolveLazy, the nodes it left to describe, one
-	// bit each; nil if none.
-	pending []atomic.Uint32
+	// described marks, after resolveLazy, the nodes it described, one
+	// bit each.
+	described []uint64
 	// naming is set while the builder describes nodes of a tree already
 	// read (lazyIndex.name), with no DIE of the tree marked: a reference
 	// into the tree then sets needWalk instead of being followed.
@@ -346,7 +345,7 @@ func (b *builder) release() {
 	}
 	b.strs.shared = nil
 	b.quiet, b.inner, b.rootRanges = false, b.inner[:0], b.rootRanges[:0]
-	b.pending, b.naming, b.needWalk = nil, false, false
+	b.described, b.naming, b.needWalk = b.described[:0], false, false
 	clear(b.loc)
 	b.loc = b.loc[:0]
 	if len(b.recs) > maxPooledRecs || len(b.nodes) > maxPooledRecs {
@@ -429,27 +428,27 @@ func (b *builder) resolve() error {
 // resolveLazy is resolve for the tree of one function of a lazy Index
 // (lazy.go). Most of a tree's nodes are never in an answer, and most take
 // their names from DIEs outside the tree (abstract origins and
-// declarations), which need nothing of the walk: those nodes are left
-// pending in b.pending, to be described when a lookup first returns
-// them. A node whose DIE refers into the tree itself is described now,
-// while the walk's marks say which offsets there start DIEs.
+// declarations), which need nothing of the walk: those nodes are left to
+// be described when a lookup first returns them, from their DIEs. A node
+// whose DIE refers into the tree itself is described now, while the
+// walk's marks say which offsets there start DIEs. b.described marks the
+// nodes described.
 func (b *builder) resolveLazy() error {
 	b.rankDIEs()
 	b.own.path(0) // build the path table, which the Index keeps
+	b.described = slices.Grow(b.described[:0], (len(b.nodes)+63)/64)[:(len(b.nodes)+63)/64]
+	clear(b.described)
 	for i := range b.nodes {
 		self := b.nodeRec[i]
-		if self < 0 {
-			continue
+		if self >= 0 {
+			r := &b.recs[self]
+			if !b.inTree(r.flags&recOrigin != 0 && r.flags&recOriginSup == 0, r.origin) &&
+				!b.inTree(r.flags&recSpec != 0 && r.flags&recSpecSup == 0, r.spec) {
+				continue
+			}
 		}
-		if r := &b.recs[self]; b.inTree(r.flags&recOrigin != 0 && r.flags&recOriginSup == 0, r.origin) ||
-			b.inTree(r.flags&recSpec != 0 && r.flags&recSpecSup == 0, r.spec) {
-			b.describe(&b.nodes[i], self)
-			continue
-		}
-		if b.pending == nil {
-			b.pending = make([]atomic.Uint32, (len(b.nodes)+31)/32)
-		}
-		b.pending[i/32].Or(1 << (i % 32))
+		b.describe(&b.nodes[i], self)
+		b.described[i/64] |= 1 << (i % 64)
 	}
 	return b.err
 }

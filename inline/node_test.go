@@ -15,6 +15,9 @@ func TestNodeSize(t *testing.T) {
 	if s := unsafe.Sizeof(snode{}); s != 36 {
 		t.Errorf("snode is %d bytes, want 36", s)
 	}
+	if s := unsafe.Sizeof(leanNode{}); s != 12 {
+		t.Errorf("leanNode is %d bytes, want 12", s)
+	}
 }
 
 // TestCompactNodes builds every unit of the fixtures, whole and lazy, with
