@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"io"
+	"math/bits"
 	"slices"
 	"sync/atomic"
 
@@ -256,34 +257,40 @@ type leanNode struct {
 }
 
 // details holds the described nodes of a lazy Index's trees, in chunks
-// that never move; it grows under the Index's lock, and readers index it
-// without one through the published chunk list.
+// that never move, of 16, 32, 64... nodes (most units of a large binary
+// have few nodes answered); it grows under the Index's lock, and readers
+// index it without one through the published chunk list.
 type details struct {
-	pub atomic.Pointer[[]*[detailChunk]node]
+	pub atomic.Pointer[[][]node]
 	n   uint32
 }
 
-const detailChunk = 256
+// detailChunk locates node i of details: chunk k, index j in it.
+func detailChunk(i uint32) (k int, j uint32) {
+	k = bits.Len32(i/16+1) - 1
+	return k, i - 16*(1<<k-1)
+}
 
 // add stores nd and returns its slot (1 + its index).
 func (d *details) add(nd *node) uint32 {
-	var list []*[detailChunk]node
+	var list [][]node
 	if p := d.pub.Load(); p != nil {
 		list = *p
 	}
-	if int(d.n/detailChunk) == len(list) {
-		list = append(slices.Clip(list), new([detailChunk]node))
+	k, j := detailChunk(d.n)
+	if k == len(list) {
+		list = append(slices.Clip(list), make([]node, 16<<k))
 		d.pub.Store(&list)
 	}
-	list[d.n/detailChunk][d.n%detailChunk] = *nd
+	list[k][j] = *nd
 	d.n++
 	return d.n
 }
 
 // at returns the node of slot s (not 0).
 func (d *details) at(s uint32) *node {
-	i := s - 1
-	return &(*d.pub.Load())[i/detailChunk][i%detailChunk]
+	k, j := detailChunk(s - 1)
+	return &(*d.pub.Load())[k][j]
 }
 
 // isPending reports whether node n of a lazy tree waits to be described.

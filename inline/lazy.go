@@ -122,8 +122,18 @@ func (lz *lazyIndex) rec(j int32) *cachedRec { return &lz.recs[j/recChunk][j%rec
 func (lz *lazyIndex) addRec(c cachedRec) int32 {
 	k := len(lz.recs) - 1
 	if k < 0 || len(lz.recs[k]) == recChunk {
-		lz.recs = append(lz.recs, make([]cachedRec, 0, recChunk))
+		// The first chunk starts small and grows to recChunk (most
+		// units of a large binary keep a few dozen recs, now that nodes
+		// are described when answered); the later ones are whole.
+		n := recChunk
+		if k < 0 {
+			n = 16
+		}
+		lz.recs = append(lz.recs, make([]cachedRec, 0, n))
 		k++
+	}
+	if k == 0 && len(lz.recs[0]) == cap(lz.recs[0]) {
+		lz.recs[0] = slices.Grow(lz.recs[0], min(2*cap(lz.recs[0]), recChunk)-cap(lz.recs[0]))
 	}
 	lz.recs[k] = append(lz.recs[k], c)
 	return int32(k*recChunk + len(lz.recs[k]) - 1)

@@ -98,3 +98,25 @@ func TestBigUnitDies(t *testing.T) {
 	}
 	t.Logf("%d lookups", checked)
 }
+
+// TestDetails: the chunks of details hold every slot once, in order, and
+// a node stored is the node read back.
+func TestDetails(t *testing.T) {
+	var d details
+	prevK, prevJ := 0, uint32(0)
+	for i := uint32(0); i < 5000; i++ {
+		k, j := detailChunk(i)
+		if i > 0 && !(k == prevK && j == prevJ+1 || k == prevK+1 && j == 0 && prevJ == 16<<prevK-1) {
+			t.Fatalf("slot %d at chunk %d index %d, after %d/%d", i, k, j, prevK, prevJ)
+		}
+		prevK, prevJ = k, j
+		if s := d.add(&node{low: uint64(i)}); s != i+1 {
+			t.Fatalf("add %d returned slot %d", i, s)
+		}
+	}
+	for i := uint32(0); i < 5000; i++ {
+		if got := d.at(i + 1).low; got != uint64(i) {
+			t.Fatalf("slot %d holds %d", i+1, got)
+		}
+	}
+}
