@@ -653,12 +653,16 @@ func (lz *lazyIndex) name(c *chains, n int32, limit int) {
 		w, _ := lz.walkTree(rt)
 		w.resolve()
 		slots = slots[:0]
-		if len(w.nodes) == c.nodeCount() {
-			for n := range int32(len(w.nodes)) {
-				if c.isPending(n) {
-					slots = append(slots, [2]uint32{uint32(n), lz.det.add(&w.nodes[n])})
-				}
+		same := len(w.nodes) == c.nodeCount() // the walk is deterministic
+		for n := range int32(c.nodeCount()) {
+			if !c.isPending(n) {
+				continue
 			}
+			nd := node{parent: c.lean[n].parent, dieLow: c.lean[n].dieLow}
+			if same {
+				nd = w.nodes[n]
+			}
+			slots = append(slots, [2]uint32{uint32(n), lz.det.add(&nd)})
 		}
 		lz.keepRecs(w)
 		for _, s := range slots {
