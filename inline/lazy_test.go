@@ -234,16 +234,7 @@ func TestLazySynth(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			info, abbrev := unitBytes(c.root)
-			d := dwinfo.New(dwinfo.Sections{Info: info, Abbrev: abbrev}, nil)
-			h, err := d.HeaderAt(0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			u, err := d.LoadUnit(h)
-			if err != nil {
-				t.Fatal(err)
-			}
+			d, u := loadSynth(t, c.root)
 			scanBoth(t, d, u, c.name)
 			whole, _ := Build(d, u, nil, nil)
 			lazy, _ := Build(d, u, nil, &Options{Lazy: true, LazyMinSize: 1})
@@ -366,16 +357,7 @@ func TestLazyNames(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			info, abbrev := unitBytes(c.root)
-			d := dwinfo.New(dwinfo.Sections{Info: info, Abbrev: abbrev}, nil)
-			h, err := d.HeaderAt(0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			u, err := d.LoadUnit(h)
-			if err != nil {
-				t.Fatal(err)
-			}
+			d, u := loadSynth(t, c.root)
 			whole, _ := Build(d, u, nil, nil)
 			deferNames = false
 			eager, _ := Build(d, u, nil, &Options{Lazy: true, LazyMinSize: 1})

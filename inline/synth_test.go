@@ -113,8 +113,8 @@ func attrs(groups ...[]tattr) []tattr {
 	return out
 }
 
-// buildSynth builds the Index of the single unit of root.
-func buildSynth(t *testing.T, root *tdie) (*Index, error) {
+// loadSynth lays out root (unitBytes) and loads its single unit.
+func loadSynth(t *testing.T, root *tdie) (*dwinfo.Data, *dwinfo.Unit) {
 	t.Helper()
 	info, abbrev := unitBytes(root)
 	d := dwinfo.New(dwinfo.Sections{Info: info, Abbrev: abbrev}, nil)
@@ -126,6 +126,13 @@ func buildSynth(t *testing.T, root *tdie) (*Index, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return d, u
+}
+
+// buildSynth builds the Index of the single unit of root.
+func buildSynth(t *testing.T, root *tdie) (*Index, error) {
+	t.Helper()
+	d, u := loadSynth(t, root)
 	return Build(d, u, nil, nil)
 }
 
