@@ -32,7 +32,8 @@
 // Any input yields correct output or an error, never a panic, a hang or an
 // allocation beyond the fixed-size Decoder (and the Read buffer;
 // DecodeParallel's buffers come to at most half of out's size plus
-// about 20 MB a worker). Like
+// about 20 MB a worker, its speculative parts' output outside the Go heap
+// where the system maps anonymous memory, unmapped when it returns). Like
 // compress/flate it rejects over-subscribed and incomplete Huffman codes
 // (except the empty and single-codeword codes zlib emits), code-length
 // repeats that run past the lengths, distances beyond the output so far,

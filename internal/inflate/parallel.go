@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/symbolize-go/symbolize/internal/mmap"
 )
 
 // DecodeParallel is DecodeTo(out, 0) on up to workers goroutines
@@ -129,7 +131,8 @@ var testHookWindow atomic.Pointer[func()]
 
 // partsPlaced counts the speculative parts used, over all decodes: the
 // tests check that they exercise that path and not only the fallback.
-var partsPlaced atomic.Int64
+// segmentsMapped counts the segment buffers allocated outside the heap.
+var partsPlaced, segmentsMapped atomic.Int64
 
 // par is one parallel decode.
 type par struct {
@@ -157,6 +160,11 @@ type par struct {
 	// Segment buffers allocated, in bytes, and their bound: half of
 	// out, plus two a worker (a part that needs more fails).
 	allocated, budget int
+	// anon holds the segment buffers allocated outside the Go heap,
+	// unmapped when the decode returns: on the heap, the tens of MB that
+	// a large stream's parts hold at once would stay with the process
+	// (free, but its) for the rest of its run.
+	anon [][]byte
 }
 
 func (d *Decoder) decodeParallel(out []byte, workers, partSize int) (int, error) {
@@ -194,6 +202,9 @@ func (d *Decoder) decodeParallel(out []byte, workers, partSize int) (int, error)
 	}
 	p.work()
 	wg.Wait()
+	for _, b := range p.anon {
+		mmap.Free(b)
+	}
 	partsPlaced.Add(int64(p.placed))
 	return p.n, p.err
 }
@@ -612,5 +623,10 @@ func (p *par) segment() []byte {
 		return nil
 	}
 	p.allocated += n
+	if b := mmap.Anon(n); b != nil {
+		p.anon = append(p.anon, b)
+		segmentsMapped.Add(1)
+		return b
+	}
 	return make([]byte, n)
 }

@@ -4,12 +4,16 @@ import (
 	"bytes"
 	"compress/flate"
 	"fmt"
+	"io"
 	"maps"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/symbolize-go/symbolize/internal/mmap"
 )
 
 // outcome is what one DecodeTo(out, 0) or decodeParallel(out, ...) call
@@ -340,4 +344,45 @@ func TestParallelNoLostWakeup(t *testing.T) {
 			t.Fatalf("run %d: the parallel decode did not end", i)
 		}
 	}
+}
+
+// TestParallelSegmentsOffHeap: where the system maps anonymous memory, the
+// speculative parts' buffers (8 MiB each) are outside the Go heap, so that
+// the heap does not keep their pages once the decode is over.
+func TestParallelSegmentsOffHeap(t *testing.T) {
+	if mmap.Anon(1) == nil {
+		t.Skip("no anonymous mappings here")
+	}
+	// DWARF, whose back-references the speculative parts mostly resolve
+	// (a part's log of those it cannot is on the heap).
+	var data []byte
+	for len(data) < 24<<20 {
+		for _, sec := range dwarfSections(t) {
+			data = append(data, sec...)
+		}
+	}
+	z := compressZlib(t, data, 6)
+	checkParallel(t, "dwarf", z, true, len(data), 2, len(z)/6, 0)
+	out := make([]byte, len(data))
+	for try := 0; try < 20; try++ {
+		mapped := segmentsMapped.Load()
+		d, err := NewZlib(z)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		n, err := d.decodeParallel(out, 2, len(z)/6)
+		runtime.ReadMemStats(&after)
+		if n != len(data) || (err != nil && err != io.EOF) || !bytes.Equal(out, data) {
+			t.Fatalf("decoded %d bytes of %d, %v", n, len(data), err)
+		}
+		if grew := after.TotalAlloc - before.TotalAlloc; grew >= segSize {
+			t.Fatalf("the decode allocated %d bytes on the heap", grew)
+		}
+		if segmentsMapped.Load() > mapped {
+			return
+		}
+	}
+	t.Error("no speculative part took a buffer in 20 decodes")
 }
