@@ -138,6 +138,9 @@ func decodeUnit(t *testing.T, data []byte, off uint64, opts *Options) {
 		pcs = append(pcs, rows[i].Address, rows[i].Address+1)
 	}
 	checkTableFor(t, data, off, opts, pcs)
+	// Keep answers as NewTable too, the kept addresses first, and builds
+	// the whole Table from Again's bytes for the others.
+	checkKeep(t, data, off, opts, pcs[:len(pcs)/2], pcs)
 	if tab.Len() > len(rows) {
 		t.Fatalf("table has %d rows, stream %d", tab.Len(), len(rows))
 	}

@@ -75,6 +75,8 @@ type Reader struct {
 	pcSection func(pc uint64) uint32
 	section   uint32
 	seqSecs   []uint32
+	// keep is Options.Keep, for NewTable.
+	keep []uint64
 
 	// For NewTableFor: where the program starts for Reset (the header's
 	// ProgramOffset unless narrowed to one sequence), and, with

@@ -109,6 +109,11 @@ type partial struct {
 	lo, hi uint64
 	once   sync.Once
 	whole  *Table
+	// keep: a Table of NewTable whose Options.Keep dropped rows: each
+	// lookup finds whether it needs them (find), whatever lo and hi say.
+	// again is its Options.Again.
+	keep  bool
+	again func() ([]byte, error)
 }
 
 // all returns t's whole Table: t itself unless NewTableFor built it.
@@ -120,7 +125,14 @@ func (t *Table) all() *Table {
 	p.once.Do(func() {
 		// The program decoded before: the error (which NewTableFor
 		// returned) is the same again.
-		p.whole, _ = NewTable(p.data, p.off, p.opts)
+		data := p.data
+		if p.again != nil {
+			var err error
+			if data, err = p.again(); err != nil {
+				data = nil // a Table without rows: the error is the caller's to report
+			}
+		}
+		p.whole, _ = NewTable(data, p.off, p.opts)
 		if p.whole == nil {
 			p.whole = &Table{h: t.h} // cannot happen: the header decoded
 		}
@@ -131,7 +143,7 @@ func (t *Table) all() *Table {
 // answers returns the Table that answers pc: t, or its whole Table when
 // t is partial and pc is outside what its rows answer.
 func (t *Table) answers(pc uint64) *Table {
-	if p := t.part; p != nil && (pc < p.lo || pc >= p.hi) {
+	if p := t.part; p != nil && !p.keep && (pc < p.lo || pc >= p.hi) {
 		return t.all()
 	}
 	return t

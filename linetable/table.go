@@ -66,8 +66,10 @@ type Table struct {
 	secStart  []int
 
 	// part is set in a Table from NewTableFor, which holds one
-	// sequence's rows (or none) and builds the whole Table on first need.
+	// sequence's rows (or none) and builds the whole Table on first need,
+	// and in one whose rows Options.Keep dropped some of (kept set).
 	part *partial
+	kept bool
 }
 
 // unsortedSeq is a compact sequence whose rows are out of address order:
@@ -314,11 +316,19 @@ type Sequence struct {
 // The Table keeps no reference to data: a caller may reuse or release the
 // section's memory once every Table it needs from it is built.
 func NewTable(data []byte, off uint64, opts *Options) (*Table, error) {
+	o := optsOrZero(opts)
 	var r Reader
-	if err := r.init(data, off, optsOrZero(opts)); err != nil {
+	if err := r.init(data, off, o); err != nil {
 		return nil, err
 	}
-	return newTableForm(&r, true)
+	r.keep = o.Keep
+	t, err := newTableForm(&r, true)
+	if t != nil && t.kept {
+		whole := *o
+		whole.Keep, whole.Again = nil, nil
+		t.part = &partial{data: data, off: off, opts: &whole, keep: true, again: o.Again}
+	}
+	return t, err
 }
 
 // newTableForm builds the Table of r's program, which it consumes; r must
@@ -449,7 +459,6 @@ decode:
 	// Rows of a sequence the program never ended cannot be looked up.
 	if compact {
 		t.rows = seqStart
-		t.enc, t.blk, t.boff = copyOut(pk.enc), copyOut(pk.blk), copyOut(pk.boff)
 		sc.seqs = t.seqs[:0] // the scratch, grown: the Table gets a copy
 		t.seqs = copyOut(t.seqs)
 		t.unsorted, t.uoffs = slices.Clip(t.unsorted), slices.Clip(t.uoffs)
@@ -460,6 +469,13 @@ decode:
 	// LLVM sorts with an unstable sort; a stable one makes ties (which only
 	// overlapping sequences produce) resolve to the first in the program.
 	slices.SortStableFunc(t.seqs, func(a, b Sequence) int { return cmp.Compare(a.High, b.High) })
+	if compact {
+		if r.keep != nil && r.pcSection == nil {
+			t.keepOnly(&pk, r.keep)
+		} else {
+			t.enc, t.blk, t.boff = copyOut(pk.enc), copyOut(pk.blk), copyOut(pk.boff)
+		}
+	}
 	if r.pcSection != nil {
 		t.bySection(r.pcSection)
 	}
@@ -532,6 +548,9 @@ func (t *Table) find(pc uint64) (Row, uint64, bool) {
 	// at High, is above pc, so the scan stops there at the latest.
 	// Offsets from s.Low: pc-Low fits them, as pc is below High, itself
 	// a compact offset from Low.
+	if s.blk0 == droppedSeq {
+		return t.all().find(pc) // Options.Keep dropped its rows
+	}
 	off := uint32(pc - s.Low)
 	if s.blk0&unsortedFlag != 0 {
 		// As the wide form searches, by the rows' offsets.
@@ -547,6 +566,9 @@ func (t *Table) find(pc uint64) (Row, uint64, bool) {
 	}
 	nb := (int(s.last-s.first) + rowBlock - 1) / rowBlock
 	b := int(s.blk0) + upperBound(t.boff[s.blk0:int(s.blk0)+nb], off) - 1
+	if t.blk[b] == droppedBlock {
+		return t.all().find(pc) // Options.Keep dropped its rows
+	}
 	p := compactRow{off: t.boff[b]}
 	k := unpackRow(t.enc, int(t.blk[b]), &p)
 	rowsLeft := int(s.last-s.first) - (b-int(s.blk0))*rowBlock // in this block and after
@@ -608,6 +630,14 @@ func (t *Table) sectionSeqs(sec uint32) []Sequence {
 
 // lookupIn is lookup among seqs, a run of t.seqs sorted by High.
 func lookupIn(pc uint64, seqs []Sequence) *Sequence {
+	if i := lookupIndex(pc, seqs); i >= 0 {
+		return &seqs[i]
+	}
+	return nil
+}
+
+// lookupIndex is lookupIn's index into seqs, -1 for none.
+func lookupIndex(pc uint64, seqs []Sequence) int {
 	// upper_bound over the sequences by High (see upperBound).
 	lo, n := 0, len(seqs)
 	for n > 0 {
@@ -619,14 +649,10 @@ func lookupIn(pc uint64, seqs []Sequence) *Sequence {
 			n -= half + 1
 		}
 	}
-	if lo == len(seqs) {
-		return nil
+	if lo == len(seqs) || pc < seqs[lo].Low {
+		return -1
 	}
-	s := &seqs[lo]
-	if pc < s.Low {
-		return nil
-	}
-	return s
+	return lo
 }
 
 // upperBound returns the index of the first element of a greater than v
@@ -743,4 +769,100 @@ func copyOut[T any](s []T) []T {
 		return nil
 	}
 	return slices.Clone(s)
+}
+
+// Markers of rows that Options.Keep dropped: a Sequence.blk0 of droppedSeq
+// has none of its rows kept (a real blk0, unsortedFlag or not, is below
+// it: there are fewer than 2^31-1 blocks or unsorted sequences), a blk
+// entry of droppedBlock is a block whose rows are not in enc (a real
+// offset is below it: enc is below 4 GiB).
+const (
+	droppedSeq   = math.MaxUint32
+	droppedBlock = math.MaxUint32
+)
+
+// keepOnly sets t's enc, blk and boff from pk, keeping the rows that
+// lookups of the addresses keep (sorted) read: the block find unpacks for
+// each, all the blocks of a sequence whose rows are out of address order.
+// The blocks of a sequence no address reaches are dropped with their
+// blk and boff entries (its blk0 becomes droppedSeq), and so are the
+// unreached blocks' bytes in a sequence some address reaches (their blk
+// entries become droppedBlock). t.seqs must be sorted (find's order);
+// t.kept is set when anything was dropped.
+func (t *Table) keepOnly(pk *rowPacker, keep []uint64) {
+	end := func(b int) uint32 { // where block b's bytes end
+		if b+1 < len(pk.blk) {
+			return pk.blk[b+1]
+		}
+		return uint32(len(pk.enc))
+	}
+	blocks := func(s *Sequence) (first, n int) {
+		b0 := s.blk0
+		if b0&unsortedFlag != 0 {
+			b0 = t.unsorted[b0&^unsortedFlag].blk0
+		}
+		return int(b0), (int(s.last-s.first) + rowBlock - 1) / rowBlock
+	}
+	// Which blocks the addresses reach, as find reaches them.
+	reached := make(map[int]bool)
+	hit := make([]bool, len(t.seqs))
+	for _, pc := range keep {
+		i := lookupIndex(pc, t.seqs)
+		if i < 0 {
+			continue
+		}
+		s := &t.seqs[i]
+		hit[i] = true
+		if s.blk0&unsortedFlag != 0 {
+			continue // kept whole below
+		}
+		b0, nb := blocks(s)
+		off := uint32(pc - s.Low)
+		reached[b0+upperBound(pk.boff[b0:b0+nb], off)-1] = true
+	}
+	var enc []byte
+	var blk, boff []uint32
+	nbytes, nblk := 0, 0
+	for i := range t.seqs {
+		if !hit[i] {
+			continue
+		}
+		b0, nb := blocks(&t.seqs[i])
+		nblk += nb
+		for b := b0; b < b0+nb; b++ {
+			if t.seqs[i].blk0&unsortedFlag != 0 || reached[b] {
+				nbytes += int(end(b) - pk.blk[b])
+			}
+		}
+	}
+	if nbytes == len(pk.enc) && nblk == len(pk.blk) {
+		t.enc, t.blk, t.boff = copyOut(pk.enc), copyOut(pk.blk), copyOut(pk.boff)
+		return
+	}
+	t.kept = true
+	enc, blk, boff = make([]byte, 0, nbytes), make([]uint32, 0, nblk), make([]uint32, 0, nblk)
+	for i := range t.seqs {
+		s := &t.seqs[i]
+		if !hit[i] {
+			s.blk0 = droppedSeq
+			continue
+		}
+		b0, nb := blocks(s)
+		whole := s.blk0&unsortedFlag != 0
+		if whole {
+			t.unsorted[s.blk0&^unsortedFlag].blk0 = uint32(len(blk))
+		} else {
+			s.blk0 = uint32(len(blk))
+		}
+		for b := b0; b < b0+nb; b++ {
+			boff = append(boff, pk.boff[b])
+			if whole || reached[b] {
+				blk = append(blk, uint32(len(enc)))
+				enc = append(enc, pk.enc[pk.blk[b]:end(b)]...)
+			} else {
+				blk = append(blk, droppedBlock)
+			}
+		}
+	}
+	t.enc, t.blk, t.boff = enc, blk, boff
 }

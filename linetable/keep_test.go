@@ -1,0 +1,215 @@
+package linetable
+
+import (
+	"errors"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"testing"
+)
+
+// checkKeep compares NewTable with Options.Keep (keep, sorted here) with
+// NewTable without it: the same error and header; the same answers for
+// the kept addresses without building the whole Table and without reading
+// data again (it is zeroed once NewTable returns, as a caller that gives
+// it back would leave it); then the same answers for every probe, built
+// from Again's bytes, which is called at most once; then Len and the
+// sequences. It returns whether the Table dropped rows.
+func checkKeep(t *testing.T, data []byte, off uint64, opts *Options, keep, probes []uint64) (dropped bool) {
+	t.Helper()
+	whole, werr := NewTable(data, off, opts)
+	keep = slices.Clone(keep)
+	slices.Sort(keep)
+	o := *optsOrZero(opts)
+	o.Keep = keep
+	again := 0
+	o.Again = func() ([]byte, error) { again++; return data, nil }
+	mine := slices.Clone(data)
+	tab, err := NewTable(mine, off, &o)
+	clear(mine)
+	if (tab == nil) != (whole == nil) || (err == nil) != (werr == nil) || (err != nil && err.Error() != werr.Error()) {
+		t.Fatalf("unit %#x: with Keep %v (table %v), without %v (table %v)", off, err, tab != nil, werr, whole != nil)
+	}
+	if tab == nil {
+		return false
+	}
+	if !reflect.DeepEqual(tab.Header(), whole.Header()) {
+		t.Fatalf("unit %#x: header %+v, without Keep %+v", off, tab.Header(), whole.Header())
+	}
+	if tab.kept != (tab.part != nil) || (tab.part != nil && !tab.part.keep) {
+		t.Fatalf("unit %#x: kept %v, part %+v", off, tab.kept, tab.part)
+	}
+	same := func(pc uint64) {
+		r1, e1, ok1 := tab.LookupRange(pc)
+		r2, e2, ok2 := whole.LookupRange(pc)
+		if r1 != r2 || e1 != e2 || ok1 != ok2 {
+			t.Fatalf("unit %#x: LookupRange(%#x) = %+v %#x %v, without Keep %+v %#x %v", off, pc, r1, e1, ok1, r2, e2, ok2)
+		}
+		if r, ok := tab.Lookup(pc); r != r1 || ok != ok1 {
+			t.Fatalf("unit %#x: Lookup(%#x) = %+v %v, LookupRange's %+v %v", off, pc, r, ok, r1, ok1)
+		}
+	}
+	for _, pc := range keep {
+		same(pc)
+	}
+	if again != 0 || (tab.part != nil && tab.part.whole != nil) {
+		t.Fatalf("unit %#x: the kept addresses built the whole table (Again called %d times)", off, again)
+	}
+	for _, pc := range probes {
+		same(pc)
+	}
+	if tab.Len() != whole.Len() || !slices.Equal(slices.Collect(tab.Sequences()), slices.Collect(whole.Sequences())) {
+		t.Fatalf("unit %#x: %d rows, without Keep %d, or other sequences", off, tab.Len(), whole.Len())
+	}
+	if again > 1 || (again == 1) != tab.kept {
+		t.Fatalf("unit %#x: Again called %d times, rows dropped %v", off, again, tab.kept)
+	}
+	return tab.kept
+}
+
+// TestTableKeepFixtures: on every unit of every fixture, a Table that keeps
+// the rows of a sample of addresses answers them, and then every other
+// address, as the whole Table does.
+func TestTableKeepFixtures(t *testing.T) {
+	units, dropped, lookups := 0, 0, 0
+	for _, fx := range elfFixtures(t) {
+		if fx.rel {
+			continue // Keep does not apply per section
+		}
+		for _, off := range unitOffsets(t, fx.line, &fx.opts) {
+			whole, _ := NewTable(fx.line, off, &fx.opts)
+			if whole == nil {
+				continue
+			}
+			var probes []uint64
+			for s := range whole.Sequences() {
+				probes = append(probes, s.Low-1, s.Low, s.High-1, s.High)
+				for r := range whole.Rows(s) {
+					probes = append(probes, r.Address-1, r.Address, r.Address+1)
+				}
+			}
+			slices.Sort(probes)
+			probes = slices.Compact(probes)
+			rng := rand.New(rand.NewPCG(uint64(off), 11))
+			var keep []uint64
+			for _, pc := range probes {
+				if rng.IntN(16) == 0 {
+					keep = append(keep, pc)
+				}
+			}
+			if len(probes) > 4096 {
+				rng.Shuffle(len(probes), func(i, j int) { probes[i], probes[j] = probes[j], probes[i] })
+				probes = probes[:4096]
+			}
+			if checkKeep(t, fx.line, off, &fx.opts, keep, probes) {
+				dropped++
+			}
+			// No address kept: every row dropped, and the first lookup
+			// builds the whole Table.
+			checkKeep(t, fx.line, off, &fx.opts, []uint64{}, probes[:min(len(probes), 64)])
+			units++
+			lookups += len(keep) + len(probes)
+		}
+	}
+	if units == 0 || dropped == 0 {
+		t.Fatalf("%d units checked, %d of them with rows dropped", units, dropped)
+	}
+	t.Logf("%d units, %d with rows dropped, %d lookups", units, dropped, lookups)
+}
+
+// TestTableKeepShapes: overlapping, empty and out-of-order sequences, each
+// address kept alone and then all of them in turn.
+func TestTableKeepShapes(t *testing.T) {
+	h := twoFileHeader(4)
+	seq := func(lo, hi uint64, line uint32) []Row {
+		var rows []Row
+		for a := lo; a < hi; a += 0x20 {
+			rows = append(rows, Row{Address: a, File: 1 + uint32(a/0x20%2), Line: line, IsStmt: true})
+			line++
+		}
+		return append(rows, Row{Address: hi, File: 1, Line: line, IsStmt: true, EndSequence: true})
+	}
+	var rows []Row
+	rows = append(rows, seq(0x1000, 0x1400, 10)...) // holds the next two
+	rows = append(rows, seq(0x1100, 0x1200, 100)...)
+	rows = append(rows, seq(0x1180, 0x1300, 200)...)
+	rows = append(rows, seq(0x2000, 0x2000, 300)...) // empty: dropped
+	rows = append(rows, seq(0x3000, 0x3300, 400)...)
+	out, err := Assemble(&h, rows, &AsmOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := &Options{AddressSize: 8}
+	var probes []uint64
+	for pc := uint64(0xff0); pc < 0x3310; pc += 0x8 {
+		probes = append(probes, pc, pc+1)
+	}
+	for _, pc := range probes {
+		checkKeep(t, out.Line, out.Offset, opts, []uint64{pc}, probes)
+	}
+	// A sequence out of address order is kept whole, or not at all.
+	asm := build(t, DefaultHeader(4), nil, func(a *Assembler) {
+		a.SetAddress(0x10)
+		a.Copy()
+		a.AdvancePC(3)
+		a.EndSequence()
+		for i := range 3*rowBlock + 2 {
+			if i == 12 {
+				a.SetAddress(0x1000 + 4*uint64(i) - 6)
+			} else if i == 0 {
+				a.SetAddress(0x1000)
+			} else {
+				a.AdvancePC(4)
+			}
+			a.AdvanceLine(1)
+			a.Copy()
+		}
+		a.AdvancePC(64)
+		a.EndSequence()
+	})
+	var all []uint64
+	for pc := uint64(0); pc < 0x1100; pc++ {
+		all = append(all, pc)
+	}
+	for _, keep := range [][]uint64{{0x10}, {0x1001}, {0x1031}, {0x10, 0x1050}} {
+		checkKeep(t, asm.Line, 0, asm.Options(), keep, all)
+	}
+	tab, _ := NewTable(asm.Line, 0, &Options{Keep: []uint64{0x1031}})
+	if len(tab.unsorted) != 1 || !tab.kept || len(tab.enc) == 0 {
+		t.Fatalf("table keeping 0x1031: %d unsorted sequences, kept %v, %d bytes", len(tab.unsorted), tab.kept, len(tab.enc))
+	}
+	if s := tab.seqs[0]; s.blk0 != droppedSeq {
+		t.Fatalf("sequence %#x-%#x kept (blk0 %#x)", s.Low, s.High, s.blk0)
+	}
+}
+
+// TestTableKeepAgainFails: when Again fails, the rows dropped answer
+// nothing, and the rows kept still answer.
+func TestTableKeepAgainFails(t *testing.T) {
+	h := twoFileHeader(4)
+	rows := []Row{
+		{Address: 0x1000, File: 1, Line: 1, IsStmt: true},
+		{Address: 0x1010, File: 1, Line: 2, IsStmt: true},
+		{Address: 0x1020, File: 1, Line: 3, IsStmt: true, EndSequence: true},
+		{Address: 0x2000, File: 2, Line: 7, IsStmt: true},
+		{Address: 0x2020, File: 2, Line: 8, IsStmt: true, EndSequence: true},
+	}
+	out, err := Assemble(&h, rows, &AsmOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := &Options{AddressSize: 8, Keep: []uint64{0x1014}, Again: func() ([]byte, error) { return nil, errors.New("gone") }}
+	tab, err := NewTable(out.Line, out.Offset, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := tab.Lookup(0x1014); !ok || r.Line != 2 {
+		t.Fatalf("Lookup(0x1014) = %+v %v, want line 2", r, ok)
+	}
+	if r, ok := tab.Lookup(0x2004); ok {
+		t.Fatalf("Lookup(0x2004) = %+v, want nothing (Again failed)", r)
+	}
+	if r, ok := tab.Lookup(0x1004); !ok || r.Line != 1 {
+		t.Fatalf("Lookup(0x1004) = %+v %v, want line 1 (the kept block)", r, ok)
+	}
+}
