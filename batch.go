@@ -87,7 +87,11 @@ func (b *Binary) batch(ctx context.Context, pcs []uint64, yield func(i int, fram
 	}
 	workers := runtime.GOMAXPROCS(0)
 	parallel := parallelBatch(len(pcs))
-	b.prepare(pcs[0], len(pcs))
+	b.prepare(pcs[0], len(pcs), func() []uint64 {
+		sorted := slices.Clone(pcs)
+		sortKeys(sorted)
+		return sorted
+	})
 	if !parallel {
 		var c chunkResult
 		for lo := 0; lo < len(pcs); lo += batchChunk {
@@ -194,7 +198,7 @@ func parallelBatch(n int) bool { return n > minChunk && runtime.GOMAXPROCS(0) > 
 // compressed sections ahead of the workers, so that they rarely wait,
 // whole, on all cores, when they are not started yet. Any batch of more
 // than one address tells the DWARF how dense it is (noteBatch).
-func (b *Binary) prepare(pc uint64, n int) {
+func (b *Binary) prepare(pc uint64, n int, sorted func() []uint64) {
 	if n <= 1 {
 		return
 	}
@@ -209,7 +213,7 @@ func (b *Binary) prepare(pc uint64, n int) {
 	if bulk {
 		b.bg.Go(func() { s.readAhead(&b.closed) })
 	}
-	s.noteBatch(n)
+	s.noteBatch(n, sorted)
 }
 
 // bigDWARF reports whether b's .debug_info is at least bulkMinInfo bytes

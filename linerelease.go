@@ -211,3 +211,21 @@ func (r *lineRelease) done(off uint64, l *buf.Lazy) {
 		r.batch, r.batchBytes = r.batch[:0], 0
 	}
 }
+
+// lineAgain returns .debug_line for a table that builds rows it dropped
+// (linetable.Options.Again). From then on nothing more is given back: if
+// nothing was, the section as inflated is still whole; otherwise it is
+// inflated anew, once, into memory of its own.
+func (s *dwarfModule) lineAgain() ([]byte, error) {
+	r := &s.lineRel
+	r.mu.Lock()
+	r.stopped = true
+	released := r.released > 0
+	r.mu.Unlock()
+	l := s.line
+	if !released || l.Again == nil {
+		return l.UpTo(l.Size)
+	}
+	s.againOnce.Do(func() { s.again, s.againErr = l.Again() })
+	return s.again, s.againErr
+}

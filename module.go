@@ -46,6 +46,14 @@ type dwarfModule struct {
 	// lazily whatever their size. batched counts those addresses.
 	sparse  atomic.Bool
 	batched atomic.Uint64
+	// keep, while set, is the current sparse batch's addresses, sorted,
+	// whose rows the line tables built meanwhile keep (noteBatch).
+	keep atomic.Pointer[[]uint64]
+	// again is .debug_line inflated anew, for the tables that need rows
+	// they dropped once .debug_line was given back (lineAgain).
+	againOnce sync.Once
+	again     []byte
+	againErr  error
 	// bulk: loaded for a bulk batch, its lazy sections not started, for
 	// readAhead to inflate whole.
 	bulk  bool
@@ -128,10 +136,7 @@ func loadModule(src sectionSource, pc uint64, bulk bool, warns *warnList) *dwarf
 	ls, _ := src.(lazySource)
 	for _, i := range []int{secInfo, secLine} {
 		if ls != nil {
-			if fetch, release, size, ok := ls.lazySection(names[i]); ok {
-				lazy[i] = buf.NewLazy(nil, size, fetch)
-				lazy[i].Release = release
-			}
+			lazy[i] = ls.lazySection(names[i])
 		}
 	}
 	var wg sync.WaitGroup
@@ -513,6 +518,10 @@ func (s *dwarfModule) loadLinesFor(us *unitState, pc uint64, one bool) {
 	if one {
 		lt, err = linetable.NewTableFor(line, u.Root.StmtList, opts, pc)
 	} else {
+		if keep := s.keep.Load(); keep != nil {
+			opts.Keep, opts.Again = *keep, s.lineAgain
+			keptTables.Add(1)
+		}
 		lt, err = linetable.NewTable(line, u.Root.StmtList, opts)
 	}
 	if err != nil {
@@ -559,7 +568,29 @@ const denseMin = 1024
 // stream of small batches (a command reading its input a block at a time,
 // a profiler's periodic flushes) comes back to the same units, as one big
 // batch would. The answers are the same either way.
-func (s *dwarfModule) noteBatch(n int) {
+//
+// A sparse batch of a bulk module whose .debug_line is given back
+// (linerelease.go) has its units' line tables keep only the rows its
+// addresses read (linetable.Options.Keep): sorted gives them, in
+// ascending order. On libradosgw's debug file, 10,000 addresses read 0.4
+// of its 23 MB of packed rows. A later lookup that needs a dropped row
+// builds that unit's whole table, from .debug_line inflated again if it
+// was given back (lineAgain).
+func (s *dwarfModule) noteBatch(n int, sorted func() []uint64) {
 	total := s.batched.Add(uint64(n))
-	s.sparse.Store(total<<20 < denseMin*s.info.Size)
+	sparse := total<<20 < denseMin*s.info.Size
+	s.sparse.Store(sparse)
+	if sparse && keepRows && s.bulk && s.line != nil && s.line.Release != nil {
+		keep := sorted()
+		s.keep.Store(&keep)
+	} else {
+		s.keep.Store(nil)
+	}
 }
+
+// keepRows turns Options.Keep on for sparse batches (a variable for the
+// tests); keptTables counts the line tables built with it.
+var (
+	keepRows   = true
+	keptTables atomic.Int64
+)

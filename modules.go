@@ -566,7 +566,13 @@ func (s *batchRun) startGroup(g batchGroup) bool {
 	if len(rb) > 0 {
 		gw = &groupWork{om: om, rb: rb, size: chunkSize(len(rb)), nchunks: int64(chunkCount(len(rb)))}
 		if om.bin != nil {
-			om.bin.prepare(rb[0].addr, len(rb))
+			om.bin.prepare(rb[0].addr, len(rb), func() []uint64 {
+				sorted := make([]uint64, len(rb))
+				for i, r := range rb {
+					sorted[i] = r.addr
+				}
+				return sorted
+			})
 		}
 	}
 	if gw != nil && gw.nchunks > 1 {

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/symbolize-go/symbolize/elfx"
+	"github.com/symbolize-go/symbolize/internal/buf"
 	"github.com/symbolize-go/symbolize/symtab"
 )
 
@@ -34,12 +35,12 @@ type source interface {
 // lazySource is a source whose compressed sections can be inflated front
 // to back, only as far as needed.
 type lazySource interface {
-	// lazySection returns a function giving at least the first n bytes of
-	// the section ".debug_X", and its size, when the section is stored
-	// compressed; ok is false otherwise (reading it whole is then cheap).
-	// release, when not nil, gives back the memory of inflated bytes
-	// that will not be read again (buf.Lazy.Release).
-	lazySection(name string) (fetch func(n uint64) ([]byte, error), release func(off, n uint64), size uint64, ok bool)
+	// lazySection returns the section ".debug_X" inflating front to back
+	// when it is stored compressed; nil otherwise (reading it whole is
+	// then cheap). Its Release and Again, when set, give back the memory
+	// of inflated bytes that will not be read again and inflate the
+	// section anew for a reader that needs them after all.
+	lazySection(name string) *buf.Lazy
 }
 
 // A sizedSource tells the decompressed size of a DWARF section (".debug_X")
@@ -91,13 +92,15 @@ func (e *elfSource) dwarfSection(name string) ([]byte, error) {
 	return s.Data()
 }
 
-func (e *elfSource) lazySection(name string) (func(uint64) ([]byte, error), func(off, n uint64), uint64, bool) {
+func (e *elfSource) lazySection(name string) *buf.Lazy {
 	s := e.dwarfFile().Section(name)
 	// A relocatable object's debug sections are relocated whole.
 	if s == nil || !s.HasData() || s.Compression == elfx.CompressNone || s.Relocated() {
-		return nil, nil, 0, false
+		return nil
 	}
-	return s.Prefix, s.Release, s.Size, true
+	l := buf.NewLazy(nil, s.Size, s.Prefix)
+	l.Release, l.Again = s.Release, s.DataAgain
+	return l
 }
 
 func (e *elfSource) dwarfSize(name string) uint64 {

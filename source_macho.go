@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/symbolize-go/symbolize/internal/buf"
 	"github.com/symbolize-go/symbolize/locate"
 	"github.com/symbolize-go/symbolize/macho"
 	"github.com/symbolize-go/symbolize/symtab"
@@ -181,12 +182,12 @@ func (m *machoSource) bigEndian() bool { return m.dwarfFile().BigEndian }
 
 // lazySection makes a section Go's linker stored compressed (__zdebug_X)
 // inflate only as far as the units looked up need, as ELF's do.
-func (m *machoSource) lazySection(name string) (func(uint64) ([]byte, error), func(off, n uint64), uint64, bool) {
+func (m *machoSource) lazySection(name string) *buf.Lazy {
 	z, ok, err := m.dwarfFile().CompressedDWARF(name)
 	if !ok || err != nil {
-		return nil, nil, 0, false // a bad header is reported by dwarfSection
+		return nil // a bad header is reported by dwarfSection
 	}
-	return z.Prefix, nil, z.Size, true
+	return buf.NewLazy(nil, z.Size, z.Prefix)
 }
 
 // symbols returns the image's direct (N_SECT) nlist symbols as

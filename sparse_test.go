@@ -97,7 +97,7 @@ func TestSparseBatchesAdd(t *testing.T) {
 	}
 	step := dense / 4
 	for total := step; total < dense+2*step; total += step {
-		s.noteBatch(step)
+		s.noteBatch(step, func() []uint64 { return nil })
 		if want := uint64(total)<<20 < denseMin*s.info.Size; s.sparse.Load() != want {
 			t.Fatalf("after %d addresses in batches of %d: sparse %v", total, step, !want)
 		}

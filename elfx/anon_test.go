@@ -141,6 +141,16 @@ func TestSectionRelease(t *testing.T) {
 				}
 			}
 		}
+		// DataAgain inflates the whole section anew, into memory of
+		// its own: the released bytes are there, and Data's are not
+		// touched.
+		again, err := s.DataAgain()
+		if err != nil || !bytes.Equal(again, raw) {
+			t.Fatalf("NoMmap %v: DataAgain %v, %d bytes, equal %v", noMmap, err, len(again), bytes.Equal(again, raw))
+		}
+		if &again[0] == &got[0] || !bytes.Equal(got, want) {
+			t.Fatalf("NoMmap %v: DataAgain returned or changed Data's bytes", noMmap)
+		}
 		if err := f.Close(); err != nil {
 			t.Fatal(err)
 		}

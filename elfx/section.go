@@ -224,6 +224,21 @@ func (s *Section) Release(off, n uint64) {
 	}
 }
 
+// DataAgain returns the section's data decompressed again, into memory of
+// its own, for a caller that gave parts of Data's back (Release) and must
+// read them once more. Each call decompresses the whole section anew (on
+// all cores, as Data does) and costs as much memory: keep the result. A
+// section Release gives nothing back of (stored uncompressed, relocated)
+// returns Data's bytes.
+func (s *Section) DataAgain() ([]byte, error) {
+	if s.Compression == CompressNone || s.Relocated() {
+		return s.Data()
+	}
+	again := &Section{SectionHeader: s.SectionHeader, Index: s.Index, Size: s.Size, Compression: s.Compression,
+		f: s.f, hdrOff: s.hdrOff, nameOff: s.nameOff, payloadOff: s.payloadOff, payloadLen: s.payloadLen, hdrErr: s.hdrErr}
+	return again.Data()
+}
+
 // Prefix returns at least the first n bytes of the section's data (all of
 // it if n >= Size), inflating a compressed section only as far as needed
 // and keeping the decompressor to continue on the next call. The result

@@ -17,6 +17,9 @@ type Lazy struct {
 	// read again, so that memory holding them may be given back (they
 	// may read as zeros afterwards).
 	Release func(off, n uint64)
+	// Again, when set, returns the whole section inflated anew, for a
+	// reader that needs bytes after Release gave them back.
+	Again func() ([]byte, error)
 
 	mu  sync.Mutex
 	cur atomic.Pointer[[]byte]
