@@ -3,6 +3,7 @@ package inflate
 import (
 	"errors"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -343,10 +344,24 @@ func (p *par) idle() int {
 	return -1
 }
 
-// release returns a part's buffers to the free list (under mu).
+// release returns a part's buffers to the free list (under mu); once no
+// part after the ordered decoder's is left to start, they are given back
+// instead: the running parts hold what they need, and a large stream's
+// output is nearly all in out by then, beside them.
 func (p *par) release(pt *part) {
 	for _, s := range pt.segs {
 		p.free = append(p.free, s[:cap(s)])
+	}
+	if !slices.ContainsFunc(p.parts[min(p.r+1, len(p.parts)):], func(q *part) bool { return q.state == ptIdle }) {
+		for _, s := range p.free {
+			p.allocated -= len(s)
+			if i := slices.IndexFunc(p.anon, func(a []byte) bool { return &a[0] == &s[0] }); i >= 0 {
+				mmap.Free(p.anon[i])
+				p.anon = slices.Delete(p.anon, i, i+1)
+			}
+		}
+		clear(p.free)
+		p.free = p.free[:0]
 	}
 	pt.segs, pt.log, pt.bounds = nil, nil, nil
 }
