@@ -782,7 +782,7 @@ const (
 )
 
 // keepOnly sets t's enc, blk and boff from pk, keeping the rows that
-// lookups of the addresses keep (sorted) read: the block find unpacks for
+// lookups of the addresses keep (in ascending order) read: the block find unpacks for
 // each, all the blocks of a sequence whose rows are out of address order.
 // The blocks of a sequence no address reaches are dropped with their
 // blk and boff entries (its blk0 becomes droppedSeq), and so are the
@@ -803,15 +803,23 @@ func (t *Table) keepOnly(pk *rowPacker, keep []uint64) {
 		}
 		return int(b0), (int(s.last-s.first) + rowBlock - 1) / rowBlock
 	}
-	// Which blocks the addresses reach, as find reaches them.
-	reached := make(map[int]bool)
+	// Which blocks the addresses reach, as find reaches them: the first
+	// sequence by High above pc (lookupIndex), which moves forward as pc
+	// does, so one pass over both lists finds every pc's.
+	reached := make([]bool, len(pk.blk))
 	hit := make([]bool, len(t.seqs))
+	i := 0
 	for _, pc := range keep {
-		i := lookupIndex(pc, t.seqs)
-		if i < 0 {
-			continue
+		for i < len(t.seqs) && t.seqs[i].High <= pc {
+			i++
+		}
+		if i == len(t.seqs) {
+			break
 		}
 		s := &t.seqs[i]
+		if pc < s.Low {
+			continue
+		}
 		hit[i] = true
 		if s.blk0&unsortedFlag != 0 {
 			continue // kept whole below
