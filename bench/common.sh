@@ -3,8 +3,8 @@
 # where the rgw case's files live.
 
 set_name=${1:-mid}
-case $set_name in mid | rgw | cxx | all) ;; *)
-	echo "usage: $0 [mid|rgw|cxx|all]" >&2
+case $set_name in mid | rgw | cxx | objdump | all) ;; *)
+	echo "usage: $0 [mid|rgw|cxx|objdump|all]" >&2
 	exit 2
 	;;
 esac
@@ -26,3 +26,10 @@ rgw_debug() {
 	bid=$(llvm-readelf-14 -n "$LIB" | awk '/Build ID/ {print $3}')
 	printf '%s\n' "$ROOT/usr/lib/debug/.build-id/${bid:0:2}/${bid:2}.debug"
 }
+
+# GNU objdump (C) and its debug files from Debian bookworm's binutils
+# packages, unpacked under BU by run.sh: the debug file, found by build ID,
+# holds DWARF 5 made smaller by dwz, whose supplementary file is DWZ.
+BU=$CACHE/bu
+OBJDUMP=$BU/usr/bin/x86_64-linux-gnu-objdump
+DWZ=$BU/usr/lib/debug/.dwz/x86_64-linux-gnu/binutils-x86-64-linux-gnu.debug

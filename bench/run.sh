@@ -3,7 +3,7 @@
 # eu-addr2line on the same addresses and prints median wall time, median max
 # RSS and the ratios ours/reference as Markdown. See bench/README.md.
 #
-#   bench/run.sh [mid|rgw|cxx|all]      (default mid)
+#   bench/run.sh [mid|rgw|cxx|objdump|all]      (default mid)
 #
 # Environment: REPS (runs per tool and case, default 3), WORK (scratch dir,
 # default /tmp/symbolize-bench), CACHE (Debian packages, default
@@ -45,10 +45,12 @@ RAW=$WORK/raw-$set_name.tsv
 
 # Each case: name, mode (inl or noinl), binary, debug dir ("" for none),
 # GNU binary (the path GNU addr2line finds the debug file from), addresses,
-# optionally the tools to run (default: all for the mode) and the file gimli
-# reads (default: the binary; it follows no debug link).
+# optionally the tools to run (default: all for the mode), the file gimli
+# reads (default: the binary; it follows no debug link) and the
+# supplementary file gimli is given (--sup; it follows no
+# .gnu_debugaltlink).
 CASES=()
-add_case() { CASES+=("$1|$2|$3|$4|$5|$6|${7:-}|${8:-$3}"); }
+add_case() { CASES+=("$1|$2|$3|$4|$5|$6|${7:-}|${8:-$3}|${9:-}"); }
 
 if [[ $set_name == mid || $set_name == all ]]; then
 	# cmd/go: Go's linker writes zlib-compressed DWARF 5.
@@ -107,6 +109,25 @@ if [[ $set_name == cxx || $set_name == all ]]; then
 	add_case "cxx-$((N_MID / 1000))k-inl" inl "$CXXBIN" "" "$CXXBIN" "$WORK/cxx.addrs"
 fi
 
+if [[ $set_name == objdump || $set_name == all ]]; then
+	# A C program as a distribution ships it: GNU objdump 2.40, its debug
+	# file found by build ID under a debug directory, dwz-compressed
+	# (names and types in the supplementary file .gnu_debugaltlink
+	# names, which the debug directory also holds).
+	if [[ ! -e $OBJDUMP || ! -e $DWZ ]]; then
+		mkdir -p "$CACHE" "$BU"
+		(cd "$CACHE" && apt-get download binutils-x86-64-linux-gnu binutils-x86-64-linux-gnu-dbg)
+		for d in "$CACHE"/binutils-x86-64-linux-gnu*.deb; do dpkg -x "$d" "$BU"; done
+	fi
+	bid=$(llvm-readelf-14 -n "$OBJDUMP" | awk '/Build ID/ {print $3}')
+	ODBG=$BU/usr/lib/debug/.build-id/${bid:0:2}/${bid:2}.debug
+	"$BT" sample -n "$N_MID" -seed 1 "$OBJDUMP" "$ODBG" >"$WORK/objdump.addrs"
+	# GNU addr2line would look for the supplementary file at the absolute
+	# path the debug file names (under /usr/lib/debug): it is not timed.
+	add_case "objdump-$((N_MID / 1000))k-inl" inl "$OBJDUMP" "$BU/usr/lib/debug" "$OBJDUMP" "$WORK/objdump.addrs" \
+		"ours llvm-symbolizer" "$ODBG" "$DWZ"
+fi
+
 # tools MODE ONLY prints the tools run in that mode: eu-addr2line and gimli
 # only with inlines, eu not with EU=0, gimli only with GIMLI set; ONLY (a
 # case's own list) replaces the default list; TOOLS filters the result.
@@ -135,7 +156,7 @@ say() { printf '%s\n' "$@"; }
 # argument a line. GNU and eu get -C so that every tool demangles, as ours
 # and llvm-symbolizer do by default: the same work for the same answers.
 command_for() {
-	local tool=$1 mode=$2 bin=$3 dbg=$4 gbin=$5 gimbin=$6
+	local tool=$1 mode=$2 bin=$3 dbg=$4 gbin=$5 gimbin=$6 gimsup=$7
 	case $tool in
 	ours | llvm-symbolizer)
 		[[ $tool == ours ]] && say "$OURS" || say llvm-symbolizer-14
@@ -157,6 +178,7 @@ command_for() {
 		say "$GIMLI"
 		say -e
 		say "$gimbin"
+		[[ -n $gimsup ]] && say --sup "$gimsup"
 		say -f
 		say -C
 		[[ $mode == inl ]] && say -i
@@ -178,9 +200,9 @@ command_for() {
 # load from someone else on the machine spreads over all tools.
 for rep in $(seq 1 "$REPS"); do
 	for c in "${CASES[@]}"; do
-		IFS='|' read -r name mode bin dbg gbin addrs only gimbin <<<"$c"
+		IFS='|' read -r name mode bin dbg gbin addrs only gimbin gimsup <<<"$c"
 		for tool in $(tools "$mode" "$only"); do
-			mapfile -t cmd < <(command_for "$tool" "$mode" "$bin" "$dbg" "$gbin" "$gimbin")
+			mapfile -t cmd < <(command_for "$tool" "$mode" "$bin" "$dbg" "$gbin" "$gimbin" "$gimsup")
 			out=$WORK/out/$name.$tool
 			# eu-addr2line exits 1 when any address has no answer: keep
 			# going, and let the Answers section show what came out.
@@ -220,7 +242,7 @@ echo "Unknown answers (\"??\") in each tool's output, and our agreement with llv
 echo "(whole answer per address, byte for byte; then function names only):"
 echo
 for c in "${CASES[@]}"; do
-	IFS='|' read -r name mode _ _ _ addrs only _ <<<"$c"
+	IFS='|' read -r name mode _ _ _ addrs only _ _ <<<"$c"
 	echo "- $name ($(wc -l <"$addrs") addresses):"
 	ts=$(tools "$mode" "$only")
 	for tool in $ts; do
