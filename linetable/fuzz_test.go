@@ -141,6 +141,8 @@ func decodeUnit(t *testing.T, data []byte, off uint64, opts *Options) {
 	// Keep answers as NewTable too, the kept addresses first, and builds
 	// the whole Table from Again's bytes for the others.
 	checkKeep(t, data, off, opts, pcs[:len(pcs)/2], pcs)
+	// LazyFiles decodes the same tables, when asked.
+	checkLazyFiles(t, data, off, opts)
 	if tab.Len() > len(rows) {
 		t.Fatalf("table has %d rows, stream %d", tab.Len(), len(rows))
 	}

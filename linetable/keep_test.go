@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"sync"
 	"testing"
 )
 
@@ -212,4 +213,132 @@ func TestTableKeepAgainFails(t *testing.T) {
 	if r, ok := tab.Lookup(0x1004); !ok || r.Line != 1 {
 		t.Fatalf("Lookup(0x1004) = %+v %v, want line 1 (the kept block)", r, ok)
 	}
+}
+
+// checkLazyFiles compares NewTable with Options.LazyFiles with NewTable
+// without it: the same error, rows and header (Header decodes the tables
+// then), and FilePaths the paths of Header().FilePath before and after
+// that. It returns whether the tables were left to decode.
+func checkLazyFiles(t *testing.T, data []byte, off uint64, opts *Options) (lazy bool) {
+	t.Helper()
+	eager, eerr := NewTable(data, off, opts)
+	o := *optsOrZero(opts)
+	o.LazyFiles = true
+	tab, err := NewTable(data, off, &o)
+	if (tab == nil) != (eager == nil) || (err == nil) != (eerr == nil) || (err != nil && err.Error() != eerr.Error()) {
+		t.Fatalf("unit %#x: with LazyFiles %v (table %v), without %v (table %v)", off, err, tab != nil, eerr, eager != nil)
+	}
+	if tab == nil {
+		return false
+	}
+	lazy = tab.files != nil
+	if lazy && (tab.h.Files != nil || tab.h.Dirs != nil) {
+		t.Fatalf("unit %#x: tables left to decode, yet %d dirs and %d files kept", off, len(tab.h.Dirs), len(tab.h.Files))
+	}
+	paths := func(tb *Table, dir string) (p []string, ok []bool) {
+		for s, k := range tb.FilePaths(dir) {
+			p, ok = append(p, s), append(ok, k)
+		}
+		return p, ok
+	}
+	h := eager.Header()
+	for _, dir := range []string{"", "/comp/dir", "rel"} {
+		var want []string
+		var wok []bool
+		for i := range h.Files {
+			s, k := h.FilePath(uint64(i), dir)
+			want, wok = append(want, s), append(wok, k)
+		}
+		for round := range 2 {
+			got, gok := paths(tab, dir)
+			if !slices.Equal(got, want) || !slices.Equal(gok, wok) {
+				t.Fatalf("unit %#x, comp dir %q, round %d: FilePaths %q %v, Header's %q %v", off, dir, round, got, gok, want, wok)
+			}
+			if round == 0 && dir == "" && lazy && (tab.h.Files != nil || tab.files.done.Load()) {
+				t.Fatalf("unit %#x: FilePaths kept the tables", off)
+			}
+			if !reflect.DeepEqual(tab.Header(), h) {
+				t.Fatalf("unit %#x: header %+v, without LazyFiles %+v", off, tab.Header(), h)
+			}
+		}
+	}
+	for s := range eager.Sequences() {
+		if !slices.Equal(slices.Collect(tab.Rows(s)), slices.Collect(eager.Rows(s))) {
+			t.Fatalf("unit %#x: rows of %#x-%#x differ", off, s.Low, s.High)
+		}
+	}
+	return lazy
+}
+
+// TestTableLazyFiles: on every unit of every fixture, a Table that leaves
+// its directory and file tables to decode answers, names files and gives
+// its header as one that decodes them at once.
+func TestTableLazyFiles(t *testing.T) {
+	units, lazy := 0, 0
+	for _, fx := range elfFixtures(t) {
+		for _, off := range unitOffsets(t, fx.line, &fx.opts) {
+			if checkLazyFiles(t, fx.line, off, &fx.opts) {
+				lazy++
+			}
+			units++
+		}
+	}
+	if lazy == 0 {
+		t.Fatalf("%d units, none left its tables to decode", units)
+	}
+	t.Logf("%d units, %d left their tables to decode", units, lazy)
+	// A define_file in the program: decoded at once, the header's files
+	// followed by the one it adds.
+	h := twoFileHeader(4)
+	a, err := NewAssembler(&h, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.SetAddress(0x1000)
+	a.Raw([]byte{0, 7, byte(OpDefineFile), 'f', '9', 0, 0, 0, 0})
+	a.Copy()
+	a.AdvancePC(4)
+	a.EndSequence()
+	out := a.Finish()
+	tab, err := NewTable(out.Line, 0, &Options{LazyFiles: true})
+	if err != nil || tab.files != nil || len(tab.Header().Files) != 4 || tab.Header().Files[3].Name != "f9" {
+		t.Fatalf("define_file: %v, lazy %v, files %+v", err, tab.files != nil, tab.Header().Files)
+	}
+	checkLazyFiles(t, out.Line, 0, nil)
+}
+
+// TestTableLazyFilesConcurrent: Header and FilePaths from several
+// goroutines at once (for the race detector) give one header.
+func TestTableLazyFilesConcurrent(t *testing.T) {
+	for _, fx := range elfFixtures(t) {
+		offs := unitOffsets(t, fx.line, &fx.opts)
+		if len(offs) == 0 {
+			continue
+		}
+		o := fx.opts
+		o.LazyFiles = true
+		tab, err := NewTable(fx.line, offs[0], &o)
+		if err != nil || tab.files == nil {
+			continue
+		}
+		var wg sync.WaitGroup
+		hs := make([]*Header, 4)
+		for g := range hs {
+			wg.Go(func() {
+				for range tab.FilePaths("/x") {
+				}
+				hs[g] = tab.Header()
+				for range tab.FilePaths("") {
+				}
+			})
+		}
+		wg.Wait()
+		for _, h := range hs[1:] {
+			if h != hs[0] || len(h.Files) == 0 {
+				t.Fatalf("%s: headers %p and %p, %d files", fx.name, hs[0], h, len(h.Files))
+			}
+		}
+		return
+	}
+	t.Fatal("no fixture unit left its tables to decode")
 }

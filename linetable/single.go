@@ -134,7 +134,7 @@ func (t *Table) all() *Table {
 		}
 		p.whole, _ = NewTable(data, p.off, p.opts)
 		if p.whole == nil {
-			p.whole = &Table{h: t.h} // cannot happen: the header decoded
+			p.whole = &Table{h: *t.Header()} // cannot happen: the header decoded
 		}
 	})
 	return p.whole

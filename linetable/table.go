@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/symbolize-go/symbolize/internal/buf"
 )
@@ -70,6 +71,32 @@ type Table struct {
 	// and in one whose rows Options.Keep dropped some of (kept set).
 	part *partial
 	kept bool
+
+	// files, with Options.LazyFiles, decodes h's Dirs and Files.
+	files *lazyFiles
+}
+
+// lazyFiles is a header's directory and file tables left to decode
+// (Options.LazyFiles): their bytes, validated, and what decoding them
+// needs.
+type lazyFiles struct {
+	raw  []byte
+	opts Options
+	once sync.Once
+	done atomic.Bool // Header decoded them into the Table's header
+}
+
+// decode returns the directory and file tables of h.
+func (lf *lazyFiles) decode(h *Header) (dirs []string, files []File) {
+	// The tables alone, as the header holds them: names within them
+	// are substrings of one copy, as parseTables makes from the section.
+	// NewTable's dry run read them alike, so this cannot fail; if it
+	// somehow did, the tables would stay as far as they decoded.
+	hh := Header{Version: h.Version, Dwarf64: h.Dwarf64, AddressSize: h.AddressSize,
+		HeaderLength: h.HeaderLength, ProgramOffset: uint64(len(lf.raw))}
+	b := newBuf(lf.raw, lf.opts.BigEndian)
+	parseTables(&hh, &b, &lf.opts, false)
+	return hh.Dirs, hh.Files
 }
 
 // unsortedSeq is a compact sequence whose rows are out of address order:
@@ -318,11 +345,16 @@ type Sequence struct {
 func NewTable(data []byte, off uint64, opts *Options) (*Table, error) {
 	o := optsOrZero(opts)
 	var r Reader
-	if err := r.init(data, off, o); err != nil {
+	if err := r.initLazy(data, off, o, o.LazyFiles); err != nil {
 		return nil, err
 	}
 	r.keep = o.Keep
 	t, err := newTableForm(&r, true)
+	if t != nil && r.lazy {
+		// No define_file decoded the tables: keep their bytes.
+		t.files = &lazyFiles{raw: slices.Clone(data[r.tabOff:r.h.ProgramOffset]), opts: Options{
+			BigEndian: o.BigEndian, LineStr: o.LineStr, Str: o.Str, StrX: o.StrX, MaxNameBytes: o.MaxNameBytes}}
+	}
 	if t != nil && t.kept {
 		whole := *o
 		whole.Keep, whole.Again = nil, nil
@@ -492,8 +524,37 @@ decode:
 }
 
 // Header returns the unit's header, including the files that
-// DW_LNE_define_file opcodes added. It must not be modified.
-func (t *Table) Header() *Header { return &t.h }
+// DW_LNE_define_file opcodes added. It must not be modified. With
+// Options.LazyFiles the first call decodes the directory and file tables.
+func (t *Table) Header() *Header {
+	if lf := t.files; lf != nil && !lf.done.Load() {
+		lf.once.Do(func() {
+			t.h.Dirs, t.h.Files = lf.decode(&t.h)
+			lf.done.Store(true)
+		})
+	}
+	return &t.h
+}
+
+// FilePaths yields Header().FilePath(i, compDir) for every file index i
+// in order, from 0 (for versions 2-4, the placeholder). With
+// Options.LazyFiles, before any call to Header, it decodes the tables
+// without keeping them.
+func (t *Table) FilePaths(compDir string) iter.Seq2[string, bool] {
+	return func(yield func(string, bool) bool) {
+		h := &t.h
+		if lf := t.files; lf != nil && !lf.done.Load() {
+			hh := *h
+			hh.Dirs, hh.Files = lf.decode(h)
+			h = &hh
+		}
+		for i := range h.Files {
+			if !yield(h.FilePath(uint64(i), compDir)) {
+				return
+			}
+		}
+	}
+}
 
 // Len returns the number of rows kept, end_sequence rows included.
 func (t *Table) Len() int {

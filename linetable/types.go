@@ -178,4 +178,15 @@ type Options struct {
 	// for a caller that gives data's memory back once NewTable returns;
 	// without it the build reads data.
 	Again func() ([]byte, error)
+
+	// LazyFiles makes NewTable validate the header's directory and file
+	// tables but keep only a copy of their bytes, decoding them when
+	// first needed: by Table.Header, which keeps them, or by
+	// Table.FilePaths, which does not. LineStr, Str and StrX must then
+	// stay usable as long as the Table is. The decoded tables are most
+	// of a Table's memory when it keeps few rows: libradosgw's debug
+	// file has 99,813 file entries, 8.6 MB decoded against 0.7 MB of
+	// bytes. A DW_LNE_define_file opcode has them decoded at once. Used
+	// only by NewTable.
+	LazyFiles bool
 }
