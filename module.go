@@ -501,6 +501,9 @@ func (s *dwarfModule) loadLinesFor(us *unitState, pc uint64, one bool) {
 		LineStr:     s.lineStr,
 		Str:         s.str,
 		AddressSize: u.AddrSize,
+		// The file entries are decoded when inline resolves the unit's
+		// paths, and not kept: the sections stay while the module does.
+		LazyFiles: true,
 		StrX: func(i uint64) (string, error) {
 			b, err := u.String(dw.Value{Class: dw.ClassStrx, U: i})
 			return string(b), err

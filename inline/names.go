@@ -121,15 +121,17 @@ func (ft *fileTable) path(i uint64) string {
 		return ""
 	}
 	if ft.paths == nil {
-		h := ft.lt.Header()
-		ft.paths = make([]string, len(h.Files))
-		ft.ok = make([]bool, len(h.Files))
-		for j := range h.Files {
-			ft.paths[j], ft.ok[j] = h.FilePath(uint64(j), ft.dir)
+		// FilePaths, not Header: a table with linetable.Options.LazyFiles
+		// then keeps its file entries undecoded, and the unit's paths
+		// are all that is kept of them.
+		ft.paths, ft.ok = []string{}, []bool{}
+		for p, ok := range ft.lt.FilePaths(ft.dir) {
 			if ft.shared != nil {
-				ft.paths[j] = ft.shared.string(ft.paths[j])
+				p = ft.shared.string(p)
 			}
+			ft.paths, ft.ok = append(ft.paths, p), append(ft.ok, ok)
 		}
+		ft.paths, ft.ok = slices.Clone(ft.paths), slices.Clone(ft.ok) // to size
 	}
 	if i >= uint64(len(ft.paths)) {
 		return ""
