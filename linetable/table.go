@@ -420,6 +420,12 @@ func newTableForm(r *Reader, allowCompact bool) (*Table, error) {
 		w        int // where the next row goes; rows of dropped sequences are overwritten
 		err      error
 	)
+	// With Keep, a sequence that holds none of its addresses is not
+	// packed: no lookup of them can pick it (keepOnly drops it anyway).
+	// Only where the program is too short for its packed rows to reach
+	// pk.add's 4 GiB limit (each row takes a byte of it, and packs into
+	// at most 20), so that no error depends on it.
+	skip := compact && r.keep != nil && r.pcSection == nil && r.h.EndOffset-r.h.ProgramOffset < math.MaxUint32/20
 	low, startSeq = 0, true
 decode:
 	for {
@@ -461,7 +467,9 @@ decode:
 					break decode
 				}
 				var blk0 uint32
-				if compact {
+				if skip && !holdsAny(r.keep, low, row.Address) {
+					blk0 = droppedSeq
+				} else if compact {
 					var ok bool
 					if blk0, ok = pk.add(seq); !ok || blk0 >= unsortedFlag {
 						err = buf.Errorf(pkgName, sectionName, r.Offset(), ErrLimit, "rows packed past 4 GiB")
@@ -832,6 +840,13 @@ func copyOut[T any](s []T) []T {
 	return slices.Clone(s)
 }
 
+// holdsAny reports whether an address of keep (ascending) lies in
+// [lo, hi).
+func holdsAny(keep []uint64, lo, hi uint64) bool {
+	i, _ := slices.BinarySearch(keep, lo)
+	return i < len(keep) && keep[i] < hi
+}
+
 // Markers of rows that Options.Keep dropped: a Sequence.blk0 of droppedSeq
 // has none of its rows kept (a real blk0, unsortedFlag or not, is below
 // it: there are fewer than 2^31-1 blocks or unsorted sequences), a blk
@@ -849,7 +864,8 @@ const (
 // blk and boff entries (its blk0 becomes droppedSeq), and so are the
 // unreached blocks' bytes in a sequence some address reaches (their blk
 // entries become droppedBlock). t.seqs must be sorted (find's order);
-// t.kept is set when anything was dropped.
+// a sequence newTableForm did not pack has blk0 droppedSeq already. t.kept
+// is set when anything was dropped.
 func (t *Table) keepOnly(pk *rowPacker, keep []uint64) {
 	end := func(b int) uint32 { // where block b's bytes end
 		if b+1 < len(pk.blk) {
@@ -878,8 +894,8 @@ func (t *Table) keepOnly(pk *rowPacker, keep []uint64) {
 			break
 		}
 		s := &t.seqs[i]
-		if pc < s.Low {
-			continue
+		if pc < s.Low || s.blk0 == droppedSeq {
+			continue // none, or one not packed (keep out of order)
 		}
 		hit[i] = true
 		if s.blk0&unsortedFlag != 0 {
@@ -904,7 +920,8 @@ func (t *Table) keepOnly(pk *rowPacker, keep []uint64) {
 			}
 		}
 	}
-	if nbytes == len(pk.enc) && nblk == len(pk.blk) {
+	skipped := slices.ContainsFunc(t.seqs, func(s Sequence) bool { return s.blk0 == droppedSeq })
+	if !skipped && nbytes == len(pk.enc) && nblk == len(pk.blk) {
 		t.enc, t.blk, t.boff = copyOut(pk.enc), copyOut(pk.blk), copyOut(pk.boff)
 		return
 	}
