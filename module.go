@@ -575,10 +575,10 @@ const denseMin = 1024
 // A sparse batch of a bulk module whose .debug_line is given back
 // (linerelease.go) has its units' line tables keep only the rows its
 // addresses read (linetable.Options.Keep): sorted gives them, in
-// ascending order. On libradosgw's debug file, 10,000 addresses read 0.4
-// of its 23 MB of packed rows. A later lookup that needs a dropped row
-// builds that unit's whole table, from .debug_line inflated again if it
-// was given back (lineAgain).
+// ascending order. On libradosgw's debug file, the tables of 10,000
+// addresses hold 3.5 MB of packed rows against 28.6. A later lookup that
+// needs a dropped row builds that unit's whole table, from .debug_line
+// inflated again if it was given back (lineAgain).
 func (s *dwarfModule) noteBatch(n int, sorted func() []uint64) {
 	total := s.batched.Add(uint64(n))
 	sparse := total<<20 < denseMin*s.info.Size
