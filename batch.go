@@ -71,7 +71,7 @@ type Answer struct {
 // needs a row dropped inflates .debug_line again, once, and builds that
 // unit's whole table, so that a stream of such batches pays each unit's table
 // twice: on the same file, 40,000 addresses in the addr2line command's
-// batches of 16,384 took 12% longer, and 5% more memory, than with whole
+// batches of 16,384 took 12% longer, and 4% more memory, than with whole
 // tables. Pass a profile's addresses as one batch.
 //
 // A Batch of one address as a Binary's first lookup (a command asked for
