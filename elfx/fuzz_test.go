@@ -139,6 +139,10 @@ func FuzzDecompress(f *testing.F) {
 				t.Fatalf("after Release(%d, %d), byte %d is %#x (heap %#x), was %#x", off, rn, i, got[i], heap[i], d[i])
 			}
 		}
+		// DataAgain inflates the released bytes again.
+		if again, err := ms.DataAgain(); err != nil || !bytes.Equal(again, d) {
+			t.Fatalf("DataAgain after Release: %v, equal %v", err, bytes.Equal(again, d))
+		}
 	})
 }
 
