@@ -552,7 +552,9 @@ func (t *Table) FilePaths(compDir string) iter.Seq2[string, bool] {
 	return func(yield func(string, bool) bool) {
 		h := &t.h
 		if lf := t.files; lf != nil && !lf.done.Load() {
-			hh := *h
+			// Of t.h, only what Header never writes: it may be
+			// decoding the tables into it meanwhile.
+			hh := Header{Version: h.Version}
 			hh.Dirs, hh.Files = lf.decode(h)
 			h = &hh
 		}
