@@ -68,6 +68,20 @@ func checkKeep(t *testing.T, data []byte, off uint64, opts *Options, keep, probe
 	return tab.kept
 }
 
+// tableProbes returns, sorted, the addresses of every row of t and their
+// neighbours, and every sequence's edges.
+func tableProbes(t *Table) []uint64 {
+	var probes []uint64
+	for s := range t.Sequences() {
+		probes = append(probes, s.Low-1, s.Low, s.High-1, s.High)
+		for r := range t.Rows(s) {
+			probes = append(probes, r.Address-1, r.Address, r.Address+1)
+		}
+	}
+	slices.Sort(probes)
+	return slices.Compact(probes)
+}
+
 // TestTableKeepFixtures: on every unit of every fixture, a Table that keeps
 // the rows of a sample of addresses answers them, and then every other
 // address, as the whole Table does.
@@ -82,15 +96,7 @@ func TestTableKeepFixtures(t *testing.T) {
 			if whole == nil {
 				continue
 			}
-			var probes []uint64
-			for s := range whole.Sequences() {
-				probes = append(probes, s.Low-1, s.Low, s.High-1, s.High)
-				for r := range whole.Rows(s) {
-					probes = append(probes, r.Address-1, r.Address, r.Address+1)
-				}
-			}
-			slices.Sort(probes)
-			probes = slices.Compact(probes)
+			probes := tableProbes(whole)
 			rng := rand.New(rand.NewPCG(uint64(off), 11))
 			var keep []uint64
 			for _, pc := range probes {
@@ -149,25 +155,7 @@ func TestTableKeepShapes(t *testing.T) {
 		checkKeep(t, out.Line, out.Offset, opts, []uint64{pc}, probes)
 	}
 	// A sequence out of address order is kept whole, or not at all.
-	asm := build(t, DefaultHeader(4), nil, func(a *Assembler) {
-		a.SetAddress(0x10)
-		a.Copy()
-		a.AdvancePC(3)
-		a.EndSequence()
-		for i := range 3*rowBlock + 2 {
-			if i == 12 {
-				a.SetAddress(0x1000 + 4*uint64(i) - 6)
-			} else if i == 0 {
-				a.SetAddress(0x1000)
-			} else {
-				a.AdvancePC(4)
-			}
-			a.AdvanceLine(1)
-			a.Copy()
-		}
-		a.AdvancePC(64)
-		a.EndSequence()
-	})
+	asm := unsortedProgram(t, 3*rowBlock+2, 12)
 	var all []uint64
 	for pc := uint64(0); pc < 0x1100; pc++ {
 		all = append(all, pc)
@@ -194,12 +182,7 @@ func TestTableKeepUnordered(t *testing.T) {
 		if whole == nil {
 			continue
 		}
-		var probes []uint64
-		for s := range whole.Sequences() {
-			for r := range whole.Rows(s) {
-				probes = append(probes, r.Address, r.Address+1)
-			}
-		}
+		probes := tableProbes(whole)
 		keep := slices.Clone(probes)
 		slices.Reverse(keep)
 		o := fx.opts

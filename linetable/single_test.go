@@ -62,15 +62,7 @@ func TestTableForFixtures(t *testing.T) {
 				t.Logf("%s: unit %#x: %v", fx.name, off, err)
 				continue
 			}
-			var pcs []uint64
-			for s := range whole.Sequences() {
-				pcs = append(pcs, s.Low-1, s.Low, s.High-1, s.High)
-				for r := range whole.Rows(s) {
-					pcs = append(pcs, r.Address-1, r.Address, r.Address+1)
-				}
-			}
-			slices.Sort(pcs)
-			pcs = slices.Compact(pcs)
+			pcs := tableProbes(whole)
 			if len(pcs) > 96 {
 				// A sample, in random order: the first pc decides
 				// which sequence the table keeps.

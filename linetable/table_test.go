@@ -375,28 +375,35 @@ func TestTableBlocks(t *testing.T) {
 func TestTableUnsorted(t *testing.T) {
 	for n := 3; n <= 3*rowBlock+2; n++ {
 		for back := 2; back < n; back++ {
-			asm := build(t, DefaultHeader(4), nil, func(a *Assembler) {
-				a.SetAddress(0x10)
-				a.Copy()
-				a.AdvancePC(3)
-				a.EndSequence()
-				for i := range n {
-					if i == back {
-						a.SetAddress(0x1000 + 4*uint64(i) - 6) // below the row before, above the first
-					} else if i == 0 {
-						a.SetAddress(0x1000)
-					} else {
-						a.AdvancePC(4)
-					}
-					a.AdvanceLine(1)
-					a.Copy()
-				}
-				a.AdvancePC(4 * uint64(n))
-				a.EndSequence()
-			})
+			asm := unsortedProgram(t, n, back)
 			compareForms(t, fmt.Sprintf("n=%d back=%d", n, back), asm, 0x1000+8*uint64(n)+8, true)
 		}
 	}
+}
+
+// unsortedProgram is a sequence of one row at 0x10, then one of n rows
+// from 0x1000, 4 bytes apart but for row back, which goes 6 bytes back
+// (below the row before, above the first).
+func unsortedProgram(t *testing.T, n, back int) *Assembled {
+	return build(t, DefaultHeader(4), nil, func(a *Assembler) {
+		a.SetAddress(0x10)
+		a.Copy()
+		a.AdvancePC(3)
+		a.EndSequence()
+		for i := range n {
+			if i == back {
+				a.SetAddress(0x1000 + 4*uint64(i) - 6)
+			} else if i == 0 {
+				a.SetAddress(0x1000)
+			} else {
+				a.AdvancePC(4)
+			}
+			a.AdvanceLine(1)
+			a.Copy()
+		}
+		a.AdvancePC(4 * uint64(n))
+		a.EndSequence()
+	})
 }
 
 // compareForms builds asm's Table in the compact and the wide form and
