@@ -341,7 +341,9 @@ type Sequence struct {
 // together with the error, so that a caller may still use what decoded.
 //
 // The Table keeps no reference to data: a caller may reuse or release the
-// section's memory once every Table it needs from it is built.
+// section's memory once every Table it needs from it is built (with
+// Options.Keep, only where Options.Again is set or no row was dropped).
+// With Options.LazyFiles it keeps opts' string sections and StrX.
 func NewTable(data []byte, off uint64, opts *Options) (*Table, error) {
 	o := optsOrZero(opts)
 	var r Reader
@@ -358,7 +360,10 @@ func NewTable(data []byte, off uint64, opts *Options) (*Table, error) {
 	if t != nil && t.kept {
 		whole := *o
 		whole.Keep, whole.Again = nil, nil
-		t.part = &partial{data: data, off: off, opts: &whole, keep: true, again: o.Again}
+		t.part = &partial{off: off, opts: &whole, keep: true, again: o.Again}
+		if o.Again == nil {
+			t.part.data = data
+		}
 	}
 	return t, err
 }
