@@ -44,6 +44,12 @@ type lineRelease struct {
 	// released is how many bytes of programs were handed back (their
 	// Release called), for the tests.
 	released uint64
+
+	// keepers counts, for each program, the tables built with Keep that
+	// rebuildLines has not rebuilt; againReleased is how many bytes of
+	// the section inflated anew were handed back (for the tests).
+	keepers       map[uint64]int
+	againReleased uint64
 }
 
 // releaseBatch is how many bytes lineRelease gathers before it gives
@@ -212,11 +218,28 @@ func (r *lineRelease) done(off uint64, l *buf.Lazy) {
 	}
 }
 
-// lineAgain returns .debug_line for a table that builds rows it dropped
-// (linetable.Options.Again). From then on nothing more is given back: if
-// nothing was, the section as inflated is still whole; otherwise it is
-// inflated anew, once, into memory of its own.
-func (s *dwarfModule) lineAgain() ([]byte, error) {
+// keptTable notes a table of the program at off built with
+// linetable.Options.Keep: rebuildLines may be asked for its rows.
+func (s *dwarfModule) keptTable(off uint64) {
+	r := &s.lineRel
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.keepers == nil {
+		r.keepers = make(map[uint64]int)
+	}
+	r.keepers[off]++
+}
+
+// rebuildLines calls build with .debug_line for a table of the program at
+// off that needs rows Keep dropped (linetable.Options.Again). From then on
+// nothing more of the section as first inflated is given back: if nothing
+// was, it is still whole and build reads it; otherwise .debug_line is
+// inflated anew, once, and the program's pages in that copy go back once
+// every table of it that kept rows has been rebuilt, provided every unit
+// naming it had its table when release stopped (nothing reads them again
+// then), so that a stream of sparse batches ends up holding no more of
+// the section than one batch.
+func (s *dwarfModule) rebuildLines(off uint64, build func([]byte)) error {
 	r := &s.lineRel
 	r.mu.Lock()
 	r.stopped = true
@@ -224,8 +247,32 @@ func (s *dwarfModule) lineAgain() ([]byte, error) {
 	r.mu.Unlock()
 	l := s.line
 	if !released || l.Again == nil {
-		return l.UpTo(l.Size)
+		data, err := l.UpTo(l.Size)
+		if err == nil {
+			build(data)
+		}
+		return err
 	}
 	s.againOnce.Do(func() { s.again, s.againErr = l.Again() })
-	return s.again, s.againErr
+	if s.againErr != nil {
+		return s.againErr
+	}
+	a := s.again
+	data, err := a.UpTo(a.Size)
+	if err != nil {
+		return err
+	}
+	build(data)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.keepers[off]--; r.keepers[off] > 0 || a.Release == nil {
+		return nil
+	}
+	i, found := slices.BinarySearchFunc(r.progs, off, func(p lineProg, off uint64) int { return cmp.Compare(p.off, off) })
+	if !found || r.progs[i].left > 0 {
+		return nil
+	}
+	a.Release(off, r.progs[i].end-off)
+	r.againReleased += r.progs[i].end - off
+	return nil
 }

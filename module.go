@@ -50,9 +50,9 @@ type dwarfModule struct {
 	// whose rows the line tables built meanwhile keep (noteBatch).
 	keep atomic.Pointer[[]uint64]
 	// again is .debug_line inflated anew, for the tables that need rows
-	// they dropped once .debug_line was given back (lineAgain).
+	// they dropped once .debug_line was given back (rebuildLines).
 	againOnce sync.Once
-	again     []byte
+	again     *buf.Lazy
 	againErr  error
 	// bulk: loaded for a bulk batch, its lazy sections not started, for
 	// readAhead to inflate whole.
@@ -522,7 +522,10 @@ func (s *dwarfModule) loadLinesFor(us *unitState, pc uint64, one bool) {
 		lt, err = linetable.NewTableFor(line, u.Root.StmtList, opts, pc)
 	} else {
 		if keep := s.keep.Load(); keep != nil {
-			opts.Keep, opts.Again = *keep, s.lineAgain
+			prog := u.Root.StmtList
+			s.keptTable(prog)
+			opts.Keep = *keep
+			opts.Again = func(build func([]byte)) error { return s.rebuildLines(prog, build) }
 			keptTables.Add(1)
 		}
 		lt, err = linetable.NewTable(line, u.Root.StmtList, opts)
@@ -578,7 +581,7 @@ const denseMin = 1024
 // ascending order. On libradosgw's debug file, the tables of 10,000
 // addresses hold 3.5 MB of packed rows against 28.6. A later lookup that
 // needs a dropped row builds that unit's whole table, from .debug_line
-// inflated again if it was given back (lineAgain).
+// inflated again if it was given back (rebuildLines).
 func (s *dwarfModule) noteBatch(n int, sorted func() []uint64) {
 	total := s.batched.Add(uint64(n))
 	sparse := total<<20 < denseMin*s.info.Size

@@ -99,7 +99,17 @@ func (e *elfSource) lazySection(name string) *buf.Lazy {
 		return nil
 	}
 	l := buf.NewLazy(nil, s.Size, s.Prefix)
-	l.Release, l.Again = s.Release, s.DataAgain
+	l.Release = s.Release
+	l.Again = func() (*buf.Lazy, error) {
+		a, err := s.Again()
+		if err != nil {
+			return nil, err
+		}
+		d, err := a.Data()
+		fresh := buf.NewLazy(d, 0, nil)
+		fresh.Release = a.Release
+		return fresh, err
+	}
 	return l
 }
 

@@ -141,15 +141,26 @@ func TestSectionRelease(t *testing.T) {
 				}
 			}
 		}
-		// DataAgain inflates the whole section anew, into memory of
-		// its own: the released bytes are there, and Data's are not
-		// touched.
-		again, err := s.DataAgain()
+		// Again inflates the whole section anew, into memory of its
+		// own: the released bytes are there, and Data's are not
+		// touched; it releases alike.
+		as, err := s.Again()
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := as.Data()
 		if err != nil || !bytes.Equal(again, raw) {
-			t.Fatalf("NoMmap %v: DataAgain %v, %d bytes, equal %v", noMmap, err, len(again), bytes.Equal(again, raw))
+			t.Fatalf("NoMmap %v: Again's Data %v, %d bytes, equal %v", noMmap, err, len(again), bytes.Equal(again, raw))
 		}
 		if &again[0] == &got[0] || !bytes.Equal(got, want) {
-			t.Fatalf("NoMmap %v: DataAgain returned or changed Data's bytes", noMmap)
+			t.Fatalf("NoMmap %v: Again returned or changed Data's bytes", noMmap)
+		}
+		as.Release(off, n)
+		if !noMmap && (!bytes.Equal(again[:4*page], raw[:4*page]) || again[5*page] != 0 || !bytes.Equal(again[8*page:], raw[8*page:])) {
+			t.Fatalf("NoMmap %v: Release of Again's section gave back other pages, or not its own", noMmap)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("NoMmap %v: Release of Again's section changed Data's bytes", noMmap)
 		}
 		if err := f.Close(); err != nil {
 			t.Fatal(err)

@@ -27,7 +27,7 @@
 // bytes fault back in from the page cache when read again). Inflated
 // sections live in anonymous memory outside the Go heap until Close;
 // [Section.Release] gives back the pages of a range nothing will read again,
-// and [Section.DataAgain] inflates the section anew for a reader that needs
+// and [Section.Again] inflates the section anew for a reader that needs
 // them after all.
 //
 // # Relocatable objects

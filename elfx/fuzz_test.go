@@ -139,9 +139,13 @@ func FuzzDecompress(f *testing.F) {
 				t.Fatalf("after Release(%d, %d), byte %d is %#x (heap %#x), was %#x", off, rn, i, got[i], heap[i], d[i])
 			}
 		}
-		// DataAgain inflates the released bytes again.
-		if again, err := ms.DataAgain(); err != nil || !bytes.Equal(again, d) {
-			t.Fatalf("DataAgain after Release: %v, equal %v", err, bytes.Equal(again, d))
+		// Again inflates the released bytes again.
+		as, err := ms.Again()
+		if err != nil {
+			t.Fatalf("Again after Release: %v", err)
+		}
+		if again, err := as.Data(); err != nil || !bytes.Equal(again, d) {
+			t.Fatalf("Again's Data after Release: %v, equal %v", err, bytes.Equal(again, d))
 		}
 	})
 }

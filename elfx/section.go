@@ -224,19 +224,22 @@ func (s *Section) Release(off, n uint64) {
 	}
 }
 
-// DataAgain returns the section's data decompressed again, into memory of
-// its own, for a caller that gave parts of Data's back (Release) and must
-// read them once more. Each call decompresses the whole section anew (on
-// all cores, as Data does) and costs as much memory: keep the result. A
-// section Release gives nothing back of (stored uncompressed, relocated)
-// returns Data's bytes.
-func (s *Section) DataAgain() ([]byte, error) {
+// Again returns a Section of the same header whose data is decompressed
+// anew, whole (on all cores, as Data does), into memory of its own: for a
+// caller that gave parts of Data's back (Release) and must read them once
+// more. Its Data and Release work as s's; keep it rather than call Again
+// twice, each call costing as much as the first inflate. A section that
+// Release gives nothing back of (stored uncompressed, relocated) returns
+// s itself.
+func (s *Section) Again() (*Section, error) {
 	if s.Compression == CompressNone || s.Relocated() {
-		return s.Data()
+		_, err := s.Data()
+		return s, err
 	}
 	again := &Section{SectionHeader: s.SectionHeader, Index: s.Index, Size: s.Size, Compression: s.Compression,
 		f: s.f, hdrOff: s.hdrOff, nameOff: s.nameOff, payloadOff: s.payloadOff, payloadLen: s.payloadLen, hdrErr: s.hdrErr}
-	return again.Data()
+	_, err := again.Data()
+	return again, err
 }
 
 // Prefix returns at least the first n bytes of the section's data (all of

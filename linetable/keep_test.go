@@ -24,7 +24,7 @@ func checkKeep(t *testing.T, data []byte, off uint64, opts *Options, keep, probe
 	o := *optsOrZero(opts)
 	o.Keep = keep
 	again := 0
-	o.Again = func() ([]byte, error) { again++; return data, nil }
+	o.Again = func(build func([]byte)) error { again++; build(data); return nil }
 	mine := slices.Clone(data)
 	tab, err := NewTable(mine, off, &o)
 	clear(mine)
@@ -216,7 +216,7 @@ func TestTableKeepAgainFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := &Options{AddressSize: 8, Keep: []uint64{0x1014}, Again: func() ([]byte, error) { return nil, errors.New("gone") }}
+	opts := &Options{AddressSize: 8, Keep: []uint64{0x1014}, Again: func(func([]byte)) error { return errors.New("gone") }}
 	tab, err := NewTable(out.Line, out.Offset, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -113,7 +113,7 @@ type partial struct {
 	// lookup finds whether it needs them (find), whatever lo and hi say.
 	// again is its Options.Again.
 	keep  bool
-	again func() ([]byte, error)
+	again func(build func(data []byte)) error
 }
 
 // all returns t's whole Table: t itself unless NewTableFor built it.
@@ -125,14 +125,14 @@ func (t *Table) all() *Table {
 	p.once.Do(func() {
 		// The program decoded before: the error (which NewTableFor
 		// returned) is the same again.
-		data := p.data
+		build := func(data []byte) { p.whole, _ = NewTable(data, p.off, p.opts) }
 		if p.again != nil {
-			var err error
-			if data, err = p.again(); err != nil {
-				data = nil // a Table without rows: the error is the caller's to report
-			}
+			// On an error, a Table without rows below: the error is
+			// the caller's to report.
+			p.again(build)
+		} else {
+			build(p.data)
 		}
-		p.whole, _ = NewTable(data, p.off, p.opts)
 		if p.whole == nil {
 			p.whole = &Table{h: *t.Header()} // cannot happen: the header decoded
 		}

@@ -175,10 +175,12 @@ type Options struct {
 	// indexes against 28.6. Used only by NewTable, and not with
 	// PCSection.
 	Keep []uint64
-	// Again, when set, gives that later build the section's bytes again,
-	// for a caller that gives data's memory back once NewTable returns;
-	// without it the build reads data.
-	Again func() ([]byte, error)
+	// Again, when set, is how that later build reads the section again,
+	// for a caller that gives data's memory back once NewTable returns:
+	// it calls build with the section's bytes (as data held them) and
+	// may give them back once build returns. An error leaves the rows
+	// dropped unanswered. Without it the build reads data.
+	Again func(build func(data []byte)) error
 
 	// LazyFiles makes NewTable validate the header's directory and file
 	// tables but keep only a copy of their bytes, decoding them when

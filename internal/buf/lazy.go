@@ -17,9 +17,10 @@ type Lazy struct {
 	// read again, so that memory holding them may be given back (they
 	// may read as zeros afterwards).
 	Release func(off, n uint64)
-	// Again, when set, returns the whole section inflated anew, for a
-	// reader that needs bytes after Release gave them back.
-	Again func() ([]byte, error)
+	// Again, when set, returns the whole section inflated anew (a Lazy
+	// with its bytes, and a Release of their own), for a reader that
+	// needs bytes after Release gave them back.
+	Again func() (*Lazy, error)
 
 	mu  sync.Mutex
 	cur atomic.Pointer[[]byte]
