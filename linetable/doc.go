@@ -10,7 +10,10 @@
 // that Lookup is a binary search that never crosses an end_sequence, with
 // the same answers as llvm-symbolizer. NewTableFor builds, for a caller
 // that looks up one address, a Table of that address's sequence alone,
-// which builds the whole Table the first time another lookup needs it.
+// which builds the whole Table the first time another lookup needs it;
+// Options.Keep does the same for a batch of addresses, keeping the rows
+// their lookups read, and Options.LazyFiles leaves the file table undecoded
+// until Header or FilePaths needs it.
 //
 // Robustness: no input makes this package panic, loop without bound, or
 // allocate out of proportion to the input. Counts read from the data are

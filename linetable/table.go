@@ -68,9 +68,8 @@ type Table struct {
 
 	// part is set in a Table from NewTableFor, which holds one
 	// sequence's rows (or none) and builds the whole Table on first need,
-	// and in one whose rows Options.Keep dropped some of (kept set).
+	// and in one whose rows Options.Keep dropped some of (part.keep).
 	part *partial
-	kept bool
 
 	// files, with Options.LazyFiles, decodes h's Dirs and Files.
 	files *lazyFiles
@@ -357,12 +356,13 @@ func NewTable(data []byte, off uint64, opts *Options) (*Table, error) {
 		t.files = &lazyFiles{raw: slices.Clone(data[r.tabOff:r.h.ProgramOffset]), opts: Options{
 			BigEndian: o.BigEndian, LineStr: o.LineStr, Str: o.Str, StrX: o.StrX, MaxNameBytes: o.MaxNameBytes}}
 	}
-	if t != nil && t.kept {
+	if p := t.keptPart(); p != nil {
+		// keepOnly dropped rows: what builds them again.
 		whole := *o
 		whole.Keep, whole.Again = nil, nil
-		t.part = &partial{off: off, opts: &whole, keep: true, again: o.Again}
+		p.off, p.opts, p.again = off, &whole, o.Again
 		if o.Again == nil {
-			t.part.data = data
+			p.data = data
 		}
 	}
 	return t, err
@@ -706,14 +706,6 @@ func (t *Table) sectionSeqs(sec uint32) []Sequence {
 
 // lookupIn is lookup among seqs, a run of t.seqs sorted by High.
 func lookupIn(pc uint64, seqs []Sequence) *Sequence {
-	if i := lookupIndex(pc, seqs); i >= 0 {
-		return &seqs[i]
-	}
-	return nil
-}
-
-// lookupIndex is lookupIn's index into seqs, -1 for none.
-func lookupIndex(pc uint64, seqs []Sequence) int {
 	// upper_bound over the sequences by High (see upperBound).
 	lo, n := 0, len(seqs)
 	for n > 0 {
@@ -725,10 +717,14 @@ func lookupIndex(pc uint64, seqs []Sequence) int {
 			n -= half + 1
 		}
 	}
-	if lo == len(seqs) || pc < seqs[lo].Low {
-		return -1
+	if lo == len(seqs) {
+		return nil
 	}
-	return lo
+	s := &seqs[lo]
+	if pc < s.Low {
+		return nil
+	}
+	return s
 }
 
 // upperBound returns the index of the first element of a greater than v
@@ -847,6 +843,15 @@ func copyOut[T any](s []T) []T {
 	return slices.Clone(s)
 }
 
+// keptPart returns t's partial when Options.Keep dropped rows of t, nil
+// otherwise (t nil included).
+func (t *Table) keptPart() *partial {
+	if t == nil || t.part == nil || !t.part.keep {
+		return nil
+	}
+	return t.part
+}
+
 // holdsAny reports whether an address of keep (ascending) lies in
 // [lo, hi).
 func holdsAny(keep []uint64, lo, hi uint64) bool {
@@ -871,8 +876,8 @@ const (
 // blk and boff entries (its blk0 becomes droppedSeq), and so are the
 // unreached blocks' bytes in a sequence some address reaches (their blk
 // entries become droppedBlock). t.seqs must be sorted (find's order);
-// a sequence newTableForm did not pack has blk0 droppedSeq already. t.kept
-// is set when anything was dropped.
+// a sequence newTableForm did not pack has blk0 droppedSeq already. When
+// anything was dropped, t.part is set, for NewTable to complete.
 func (t *Table) keepOnly(pk *rowPacker, keep []uint64) {
 	end := func(b int) uint32 { // where block b's bytes end
 		if b+1 < len(pk.blk) {
@@ -888,7 +893,7 @@ func (t *Table) keepOnly(pk *rowPacker, keep []uint64) {
 		return int(b0), (int(s.last-s.first) + rowBlock - 1) / rowBlock
 	}
 	// Which blocks the addresses reach, as find reaches them: the first
-	// sequence by High above pc (lookupIndex), which moves forward as pc
+	// sequence by High above pc (lookupIn), which moves forward as pc
 	// does, so one pass over both lists finds every pc's.
 	reached := make([]bool, len(pk.blk))
 	hit := make([]bool, len(t.seqs))
@@ -932,7 +937,7 @@ func (t *Table) keepOnly(pk *rowPacker, keep []uint64) {
 		t.enc, t.blk, t.boff = copyOut(pk.enc), copyOut(pk.blk), copyOut(pk.boff)
 		return
 	}
-	t.kept = true
+	t.part = &partial{keep: true}
 	enc, blk, boff = make([]byte, 0, nbytes), make([]uint32, 0, nblk), make([]uint32, 0, nblk)
 	for i := range t.seqs {
 		s := &t.seqs[i]
