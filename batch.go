@@ -103,6 +103,7 @@ func (b *Binary) batch(ctx context.Context, pcs []uint64, yield func(i int, fram
 		sortKeys(sorted)
 		return sorted
 	})
+	defer b.endBatch()
 	if !parallel {
 		var c chunkResult
 		for lo := 0; lo < len(pcs); lo += batchChunk {
@@ -225,6 +226,16 @@ func (b *Binary) prepare(pc uint64, n int, sorted func() []uint64) {
 		b.bg.Go(func() { s.readAhead(&b.closed) })
 	}
 	s.noteBatch(n, sorted)
+}
+
+// endBatch ends what prepare set up for one batch: the line tables built
+// after it (a later lookup's, in a unit the batch did not reach) keep all
+// their rows, rather than those of addresses no longer asked for, which
+// would have the table built twice.
+func (b *Binary) endBatch() {
+	if s := b.dwarf; s != nil {
+		s.keep.Store(nil)
+	}
 }
 
 // bigDWARF reports whether b's .debug_info is at least bulkMinInfo bytes

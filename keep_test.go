@@ -67,6 +67,10 @@ func TestKeepRows(t *testing.T) {
 	if released == 0 {
 		t.Fatal("the batch gave back no line program")
 	}
+	if s.keep.Load() != nil {
+		t.Fatal("the batch's addresses are still kept after it")
+	}
+	kept = keptTables.Load()
 	for i, pc := range all {
 		got, err := b.AppendFrames(nil, pc)
 		if err != nil {
@@ -75,6 +79,9 @@ func TestKeepRows(t *testing.T) {
 		if d := cmp.Diff(want[i], got); d != "" {
 			t.Fatalf("%#x after the batch: answers otherwise (-want +got):\n%s", pc, d)
 		}
+	}
+	if n := keptTables.Load() - kept; n != 0 {
+		t.Errorf("lookups after the batch built %d tables keeping its rows", n)
 	}
 	s.lineRel.mu.Lock()
 	againReleased := s.lineRel.againReleased

@@ -600,6 +600,9 @@ func (s *batchRun) startGroup(g batchGroup) bool {
 		return true
 	}
 	ok := s.runChunks(gw)
+	if om.bin != nil {
+		om.bin.endBatch() // what other workers still build keeps every row
+	}
 	s.leave(gw)
 	m.release(om)
 	return ok
