@@ -13,13 +13,17 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"runtime/trace"
+	"strconv"
+	"strings"
 	"time"
 )
 
 // main runs the command with a CPU profile (SYMBOLIZE_CPUPROFILE), a heap
 // profile taken near the peak of the live heap (SYMBOLIZE_HEAPPROFILE) and
-// one at exit with every allocation (SYMBOLIZE_HEAPPROFILE.final), and an
-// execution trace (SYMBOLIZE_TRACE, for go tool trace).
+// one at exit with every allocation (SYMBOLIZE_HEAPPROFILE.final), an
+// execution trace (SYMBOLIZE_TRACE, for go tool trace), and where the
+// resident pages are at the largest resident set seen and at exit
+// (SYMBOLIZE_SMAPS).
 func main() {
 	cpuPath, heapPath := os.Getenv("SYMBOLIZE_CPUPROFILE"), os.Getenv("SYMBOLIZE_HEAPPROFILE")
 	if p := os.Getenv("SYMBOLIZE_TRACE"); p != "" {
@@ -45,9 +49,15 @@ func main() {
 		}
 	}
 	stop, done := make(chan struct{}), make(chan uint64)
+	stopRSS := make(chan struct{})
 	if heapPath != "" {
 		runtime.MemProfileRate = 64 << 10
 		go watchPeak(heapPath, stop, done)
+	}
+	var peakRSS chan string
+	if os.Getenv("SYMBOLIZE_SMAPS") != "" {
+		peakRSS = make(chan string)
+		go watchRSS(stopRSS, peakRSS)
 	}
 	code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	if cpuPath != "" {
@@ -60,7 +70,83 @@ func main() {
 		fmt.Fprintf(os.Stderr, "profile: peak HeapAlloc %.1f MB\n", float64(peak)/(1<<20))
 	}
 	trace.Stop() // a no-op without SYMBOLIZE_TRACE
+	if peakRSS != nil {
+		close(stopRSS)
+		fmt.Fprint(os.Stderr, <-peakRSS)
+		printMemory()
+	}
 	os.Exit(code)
+}
+
+// printMemory writes to standard error, at exit, where the process's
+// resident pages are (SYMBOLIZE_SMAPS): the peak and the current resident
+// set of /proc/self/status, every mapping holding at least 64 KB of it, and
+// the runtime's own accounts. At exit of a run whose memory only grows, that
+// is the peak's breakdown.
+func printMemory() {
+	if b, err := os.ReadFile("/proc/self/status"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(l, "VmHWM") || strings.HasPrefix(l, "Rss") {
+				fmt.Fprintln(os.Stderr, "smaps:", l)
+			}
+		}
+	}
+	if b, err := os.ReadFile("/proc/self/smaps"); err == nil {
+		var mapping string
+		for _, l := range strings.Split(string(b), "\n") {
+			f := strings.Fields(l)
+			switch {
+			case len(f) >= 5 && strings.Contains(f[0], "-"):
+				mapping = l
+			case len(f) == 3 && f[0] == "Rss:":
+				if kb, _ := strconv.Atoi(f[1]); kb >= 64 {
+					fmt.Fprintf(os.Stderr, "smaps: %7d kB %s\n", kb, mapping)
+				}
+			}
+		}
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	fmt.Fprintf(os.Stderr, "smaps: runtime HeapSys %d kB, HeapInuse %d kB, HeapReleased %d kB, StackSys %d kB, other Sys %d kB\n",
+		ms.HeapSys>>10, ms.HeapInuse>>10, ms.HeapReleased>>10, ms.StackSys>>10,
+		(ms.Sys-ms.HeapSys-ms.StackSys)>>10)
+}
+
+// watchRSS polls /proc/self/smaps every millisecond and sends, once stop
+// is closed, the mappings of the largest resident set it saw.
+func watchRSS(stop <-chan struct{}, peak chan<- string) {
+	best, bestKB := "", 0
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for {
+		if b, err := os.ReadFile("/proc/self/smaps"); err == nil {
+			var sb strings.Builder
+			var mapping string
+			total := 0
+			for _, l := range strings.Split(string(b), "\n") {
+				f := strings.Fields(l)
+				switch {
+				case len(f) >= 5 && strings.Contains(f[0], "-"):
+					mapping = l
+				case len(f) == 3 && f[0] == "Rss:":
+					kb, _ := strconv.Atoi(f[1])
+					total += kb
+					if kb >= 64 {
+						fmt.Fprintf(&sb, "smaps peak: %7d kB %s\n", kb, mapping)
+					}
+				}
+			}
+			if total > bestKB {
+				best, bestKB = fmt.Sprintf("smaps peak: %d kB resident\n", total)+sb.String(), total
+			}
+		}
+		select {
+		case <-stop:
+			peak <- best
+			return
+		case <-tick.C:
+		}
+	}
 }
 
 // watchPeak polls the live heap and rewrites the heap profile whenever it
