@@ -269,6 +269,21 @@ func (b *Binary) evict() {
 	}
 }
 
+// passed takes the pages of DIEs that the scan of a large unit has passed
+// (inline.Options.Passed) out of the process's resident set, in every
+// Binary, bulk or not: the scan reads a unit's DIEs once, to index its
+// functions' ranges on the heap, and a lookup reads again only those of
+// the function it lands in. Without it, the first lookup in a unit of a
+// large uncompressed debug file held the whole unit's pages at once: on
+// a clang -g C++ program with 10.8 MB units, 15.4 of the 24.6 MB peak of
+// a one-address run were the file's pages. Bytes that are not a mapped
+// file's (inflated sections, a split unit's file) are left alone.
+func (b *Binary) passed(dies []byte) {
+	if e, ok := b.src.(evicter); ok && !b.closed.Load() {
+		e.evictBytes(dies)
+	}
+}
+
 // cancelled yields err for the addresses [lo, hi) of a batch whose context
 // is done.
 func cancelled(lo, hi int, err error, yield func(int, []Frame, error) bool) {

@@ -61,6 +61,9 @@ type dwarfModule struct {
 	// evict, when set, takes the pages of the module's mapped files out
 	// of the resident set once a unit's index is built (Binary.evict).
 	evict func()
+	// passed, when set, takes the pages of DIEs a unit's scan has
+	// passed out of the resident set (Binary.passed).
+	passed func(dies []byte)
 
 	// split finds the split units of skeleton units (split DWARF); nil
 	// where there are none to find (Mach-O).
@@ -341,7 +344,7 @@ func (s *dwarfModule) buildIndex(us *unitState, pc uint64, lineTable func(*dwinf
 	// supplementary file (module_sup.go).
 	// Lazy: a function's inline tree is read on the first lookup that
 	// lands in it; what it reports then goes to Warnings.
-	opts := &inline.Options{LineTable: lineTable, Lazy: true, Strings: &s.strs}
+	opts := &inline.Options{LineTable: lineTable, Lazy: true, Strings: &s.strs, Passed: s.passed}
 	if s.sparse.Load() {
 		opts.LazyMinSize = 1
 	}

@@ -50,13 +50,24 @@ type sizedSource interface {
 }
 
 // An evicter is a source whose mapped files can give their resident pages
-// back without losing them (elfx.File.Evict).
-type evicter interface{ evict() }
+// back without losing them: all of them (elfx.File.Evict), or those of
+// bytes it handed out (elfx.File.EvictBytes; others are left alone).
+type evicter interface {
+	evict()
+	evictBytes(b []byte)
+}
 
 func (e *elfSource) evict() {
 	e.bin.Evict()
 	if e.dbg != nil {
 		e.dbg.Evict()
+	}
+}
+
+func (e *elfSource) evictBytes(b []byte) {
+	e.bin.EvictBytes(b)
+	if e.dbg != nil {
+		e.dbg.EvictBytes(b)
 	}
 }
 

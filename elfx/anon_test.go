@@ -227,3 +227,70 @@ func resident(t *testing.T, b []byte) uint64 {
 	}
 	return n
 }
+
+// TestEvictBytes: EvictBytes takes out of the resident set the pages of
+// the bytes it is given, when they are the mapping's, and no others: of an
+// 8 MB uncompressed section read whole, evicting its second half leaves
+// the first resident and reads back the same. Bytes that are not the
+// mapping's are left alone, whatever they are: the inflated section (in
+// anonymous memory, where dropping pages would zero them), a copy, a
+// file of caller-owned bytes, a slice straddling the mapping's end.
+func TestEvictBytes(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("resident pages are read from /proc/self/smaps")
+	}
+	plain, packed := words(8<<20, 7), words(2<<20, 8)
+	te := &telf{is64: true, secs: []tsec{
+		{name: ".debug_info", typ: elf.SHT_PROGBITS, data: plain},
+		{name: ".debug_str", typ: elf.SHT_PROGBITS, flags: elf.SHF_COMPRESSED, data: compressed(true, false, CompressZlib, packed)},
+	}}
+	img := te.bytes()
+	f := openImage(t, img)
+	info, err := f.Section(".debug_info").Data()
+	if err != nil || !bytes.Equal(info, plain) {
+		t.Fatalf(".debug_info differs (err %v)", err)
+	}
+	str, err := f.Section(".debug_str").Data()
+	if err != nil || !bytes.Equal(str, packed) {
+		t.Fatalf(".debug_str differs (err %v)", err)
+	}
+	before := resident(t, f.data)
+	if before < 7<<20 {
+		t.Fatalf("%d bytes of the 8 MB just read resident: the test reads the wrong mapping", before)
+	}
+	f.EvictBytes(info[4<<20:])
+	after := resident(t, f.data)
+	if after > before-(4<<20)+(256<<10) || after < before-(4<<20)-(256<<10) {
+		t.Errorf("after evicting 4 MB of %d resident bytes, %d resident", before, after)
+	}
+	if !bytes.Equal(info, plain) || !bytes.Equal(f.data, img) {
+		t.Error("the mapping reads back changed")
+	}
+	// None of these are the mapping's pages: nothing changes, and the
+	// resident set (read back above, so all of it again) stays.
+	whole := resident(t, f.data)
+	f.EvictBytes(str)
+	f.EvictBytes(bytes.Clone(info))
+	f.EvictBytes(nil)
+	f.EvictBytes(f.data[len(f.data):])
+	straddle := f.data[len(f.data)-4096 : len(f.data) : len(f.data)]
+	f.EvictBytes(append(straddle, make([]byte, 1<<20)...)) // a copy: append reallocates
+	if !bytes.Equal(str, packed) {
+		t.Error("the inflated section changed")
+	}
+	if now := resident(t, f.data); now < whole-(64<<10) {
+		t.Errorf("bytes not the mapping's evicted its pages: %d resident, %d before", now, whole)
+	}
+	g, err := NewBytes(img, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := g.Section(".debug_info").Data()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.EvictBytes(d)
+	if !bytes.Equal(d, plain) {
+		t.Error("NewBytes: .debug_info differs after EvictBytes")
+	}
+}

@@ -1,6 +1,8 @@
 package elfx
 
 import (
+	"unsafe"
+
 	"github.com/symbolize-go/symbolize/internal/mmap"
 	"github.com/symbolize-go/symbolize/locate"
 )
@@ -25,6 +27,24 @@ func (f *File) dropPayload(off, n uint64) {
 // already scanned) do not all count against the process at once. It does
 // nothing for files made by NewBytes or NewReaderAt, nor after Close.
 func (f *File) Evict() { f.dropPayload(0, f.size) }
+
+// EvictBytes takes the resident pages wholly within b out of the
+// process's resident set, as Evict does for the whole file, when b lies
+// within the mapping of a file mapped by Open or NewLocated (an
+// uncompressed section's Data, or part of it). Any other bytes (an
+// inflated section's, a copy, a file made by NewBytes) are left alone,
+// so a caller need not know where the bytes it is done with came from.
+func (f *File) EvictBytes(b []byte) {
+	if len(b) == 0 || len(f.data) == 0 {
+		return
+	}
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(f.data)))
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	if p < base || p-base > uintptr(len(f.data)) || uintptr(len(f.data))-(p-base) < uintptr(len(b)) {
+		return
+	}
+	f.dropPayload(uint64(p-base), uint64(len(b)))
+}
 
 // dropper is a mapped file's closer: a *mmap.Mapping from Open, or a
 // mapped *locate.File from NewLocated.

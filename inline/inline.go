@@ -88,7 +88,19 @@ type Options struct {
 	// functions), so that the caller can build the table on another
 	// goroutine while Build reads the DIEs.
 	Lines func() *linetable.Table
+	// Passed, when not nil, is called as the scan of a lazily read unit
+	// (Lazy) goes, each time it has passed another 2 MiB of the unit's
+	// DIEs, with the bytes it passed since the last call. The
+	// scan does not read them again; a lookup reads those of a function
+	// again when it first lands in it. A caller whose .debug_info is a
+	// mapped file can so take their pages out of the resident set while
+	// the scan goes on, instead of holding a whole large unit at once.
+	Passed func(dies []byte)
 }
+
+// passedStep is how many bytes of DIEs the scan passes between two calls
+// of Options.Passed (a variable for the tests).
+var passedStep uint64 = 2 << 20
 
 // Frame is one frame of an inline chain, described as llvm-symbolizer
 // describes it (DILineInfo). Strings are shared between lookups; a Frame

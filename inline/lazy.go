@@ -238,6 +238,7 @@ func (b *builder) scan(lz *lazyIndex, byTag bool) (spans []topSpan, _ error, ok 
 		}
 	}
 	skipTop := gccC(u)
+	passed, passedTo := b.opts.Passed, u.DIEOffset
 	// Which DIEs the reader returns besides the ones that close an open
 	// subroutine (see scanCodes): by abbreviation where the table allows.
 	sets, bySet := scanCodes(u)
@@ -254,6 +255,10 @@ func (b *builder) scan(lz *lazyIndex, byTag bool) (spans []topSpan, _ error, ok 
 			depth = max(depth, 1)
 		}
 		at := er.Offset()
+		if passed != nil && at-passedTo >= passedStep {
+			passed(u.DIEBytes(passedTo, at))
+			passedTo = at
+		}
 		var err error
 		switch {
 		case !bySet:

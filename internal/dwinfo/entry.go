@@ -375,6 +375,16 @@ func (u *Unit) entries(off uint64) EntryReader {
 	return er
 }
 
+// DIEBytes returns the unit's .debug_info bytes [lo, hi), absolute
+// offsets within its DIEs (clamped to them); nil when none are.
+func (u *Unit) DIEBytes(lo, hi uint64) []byte {
+	lo, hi = max(lo, u.DIEOffset), min(hi, u.End, uint64(len(u.info)))
+	if lo >= hi {
+		return nil
+	}
+	return u.info[lo:hi:hi]
+}
+
 // Entries returns a reader positioned at the unit DIE.
 func (u *Unit) Entries() EntryReader { return u.entries(u.DIEOffset) }
 
