@@ -252,7 +252,8 @@ func (b *Binary) bigDWARF() bool {
 // chunk of a batch, and after each unit's index is built, in that batch or
 // any lookup after it (elfx.File.Evict; they fault back in when read again,
 // the file being mapped, not copied). A Binary that never ran a bulk batch
-// (interactive lookups) keeps what it read. A large uncompressed
+// (interactive lookups) keeps what it read, but for the DIEs its units'
+// scans passed (passed, below). A large uncompressed
 // debug file is read mostly once: a unit's top-level DIEs when it is
 // scanned, a function's subtree and names when an address first lands in
 // it, and what was read is indexed on the heap, so the pages would
