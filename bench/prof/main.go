@@ -113,7 +113,10 @@ func printMemory() {
 }
 
 // watchRSS polls /proc/self/smaps every millisecond and sends, once stop
-// is closed, the mappings of the largest resident set it saw.
+// is closed, the mappings of the largest resident set it saw. Its reads
+// allocate: on a run whose heap is the peak, the heap figure comes out
+// higher than without it (the C++ program's 200,000 addresses: 108 MB of
+// heap against 113 MB of VmHWM without the poller).
 func watchRSS(stop <-chan struct{}, peak chan<- string) {
 	best, bestKB := "", 0
 	tick := time.NewTicker(time.Millisecond)
@@ -121,7 +124,7 @@ func watchRSS(stop <-chan struct{}, peak chan<- string) {
 	for {
 		if b, err := os.ReadFile("/proc/self/smaps"); err == nil {
 			var sb strings.Builder
-			var mapping string
+			var mapping, lastStart string
 			total := 0
 			for _, l := range strings.Split(string(b), "\n") {
 				f := strings.Fields(l)
@@ -129,6 +132,13 @@ func watchRSS(stop <-chan struct{}, peak chan<- string) {
 				case len(f) >= 5 && strings.Contains(f[0], "-"):
 					mapping = l
 				case len(f) == 3 && f[0] == "Rss:":
+					// A mapping that grew while the file was read
+					// can show twice: count its first line only.
+					start, _, _ := strings.Cut(mapping, "-")
+					if start == lastStart {
+						continue
+					}
+					lastStart = start
 					kb, _ := strconv.Atoi(f[1])
 					total += kb
 					if kb >= 64 {
