@@ -1,6 +1,7 @@
 package dwinfo
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"math/rand/v2"
@@ -459,6 +460,40 @@ func TestConstructClusters(t *testing.T) {
 		want := sweep(nil, slices.Clone(rs))
 		if got := construct(slices.Clone(rs)); !slices.Equal(got, want) {
 			t.Fatalf("round %d: spans %x\nconstruct %x\nsweep     %x", round, rs, got, want)
+		}
+	}
+}
+
+// TestDIEBytes: DIEBytes gives the bytes of .debug_info between two
+// offsets, clamped to the unit's DIEs (not its header, not the next
+// unit's), and nil where nothing is left; its capacity ends with it.
+func TestDIEBytes(t *testing.T) {
+	s := buildSynth(t, false, false)
+	d := New(s.secs, nil)
+	hs, err := d.Headers()
+	if err != nil || len(hs) == 0 {
+		t.Fatalf("%d units, %v", len(hs), err)
+	}
+	u, err := d.LoadUnit(hs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := s.secs.Info
+	for _, c := range []struct{ lo, hi, wantLo, wantHi uint64 }{
+		{u.DIEOffset, u.End, u.DIEOffset, u.End},
+		{0, ^uint64(0), u.DIEOffset, u.End},
+		{u.DIEOffset + 1, u.End - 1, u.DIEOffset + 1, u.End - 1},
+		{u.End - 1, u.End + 100, u.End - 1, u.End},
+	} {
+		b := u.DIEBytes(c.lo, c.hi)
+		if !bytes.Equal(b, info[c.wantLo:c.wantHi]) || cap(b) != len(b) ||
+			&b[0] != &info[c.wantLo] {
+			t.Errorf("DIEBytes(%#x, %#x): %d bytes, want [%#x, %#x) of .debug_info", c.lo, c.hi, len(b), c.wantLo, c.wantHi)
+		}
+	}
+	for _, c := range [][2]uint64{{u.End, u.End + 10}, {0, u.DIEOffset}, {u.DIEOffset + 2, u.DIEOffset + 1}, {u.End + 5, ^uint64(0)}} {
+		if b := u.DIEBytes(c[0], c[1]); b != nil {
+			t.Errorf("DIEBytes(%#x, %#x): %d bytes, want none", c[0], c[1], len(b))
 		}
 	}
 }
