@@ -2,6 +2,8 @@ package symbolize
 
 import (
 	"context"
+	"encoding/binary"
+	"math/rand/v2"
 	"runtime"
 	"slices"
 	"testing"
@@ -94,4 +96,88 @@ func TestKeepRows(t *testing.T) {
 			t.Fatalf("%#x, second batch: %v (-want +got):\n%s", a.Addr, a.Err, d)
 		}
 	}
+}
+
+// FuzzKeepBatches: on the Go fixture opened as a file (its zlib
+// .debug_line inflated into memory that is given back), a stream of bulk
+// batches answers every address as lookups one by one: the first batch
+// sparse, its tables keeping only the rows its addresses read; the next of
+// other addresses, which rebuild the tables whose rows the first dropped,
+// from .debug_line inflated again; then lookups one at a time. The input
+// picks the batches' sizes and addresses.
+func FuzzKeepBatches(f *testing.F) {
+	if runtime.GOOS != "linux" {
+		f.Skip("pages are given back on linux")
+	}
+	const path = "testdata/elf/go-trimpath"
+	all := bulkPCs(f, path)
+	slices.Sort(all)
+	all = slices.Compact(all)
+	defer func(n, m uint64) { releaseBatch, bulkMinInfo = n, m }(releaseBatch, bulkMinInfo)
+	releaseBatch, bulkMinInfo = 1, 1 // bulk above minChunk; each program given back as it is done
+	ref, want := answersOneByOne(f, path, nil, all)
+	limit := int(denseMin*ref.dwarf.info.Size>>20) - 1 // the most a sparse batch holds
+	if limit <= minChunk+1 {
+		f.Fatalf("%d bytes of .debug_info: a sparse batch cannot be bulk", ref.dwarf.info.Size)
+	}
+	f.Add([]byte{0, 0, 0, 0, 1, 2, 3, 4})
+	f.Add([]byte{0xff, 0xff, 0x10, 0, 0xaa, 0x55})
+	f.Add([]byte("the second batch reads rows the first one dropped"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		// in: the two batches' sizes (two bytes each), then the
+		// addresses' indices into all (two bytes each), continued by a
+		// generator seeded from in once it runs out.
+		var seed [8]byte
+		copy(seed[:], in)
+		gen := rand.New(rand.NewPCG(binary.LittleEndian.Uint64(seed[:]), uint64(len(in))))
+		next := func() int {
+			if len(in) >= 2 {
+				v := binary.LittleEndian.Uint16(in)
+				in = in[2:]
+				return int(v)
+			}
+			return gen.IntN(1 << 16)
+		}
+		n1 := minChunk + 1 + next()%(limit-minChunk)
+		n2 := minChunk + 1 + next()%(2*limit)
+		pick := func(n int) []int {
+			ix := make([]int, n)
+			for i := range ix {
+				ix[i] = next() % len(all)
+			}
+			return ix
+		}
+		first, second, after := pick(n1), pick(n2), pick(8)
+		b, err := Open(path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Close()
+		for round, ix := range [][]int{first, second} {
+			pcs := make([]uint64, len(ix))
+			for k, i := range ix {
+				pcs[k] = all[i]
+			}
+			for k, a := range b.Batch(context.Background(), pcs) {
+				if a.Err != nil {
+					t.Fatalf("batch %d, %#x: %v", round, a.Addr, a.Err)
+				}
+				if d := cmp.Diff(want[ix[k]], slices.Clone(a.Frames)); d != "" {
+					t.Fatalf("batch %d of %d addresses, %#x: answers otherwise (-want +got):\n%s", round, len(pcs), a.Addr, d)
+				}
+			}
+			if round == 0 && (!b.dwarf.sparse.Load() || !b.dwarf.bulk) {
+				t.Fatalf("a batch of %d addresses: sparse %v, bulk %v", len(pcs), b.dwarf.sparse.Load(), b.dwarf.bulk)
+			}
+		}
+		for _, i := range after {
+			got, err := b.AppendFrames(nil, all[i])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(want[i], got); d != "" {
+				t.Fatalf("%#x after the batches: answers otherwise (-want +got):\n%s", all[i], d)
+			}
+		}
+	})
 }

@@ -47,7 +47,7 @@ func TestBulkReleasesLinePrograms(t *testing.T) {
 
 // answersOneByOne opens path and answers each of pcs with its own
 // AppendFrames (no bulk batch); the Binary is closed when the test ends.
-func answersOneByOne(t *testing.T, path string, opts *Options, pcs []uint64) (*Binary, [][]Frame) {
+func answersOneByOne(t testing.TB, path string, opts *Options, pcs []uint64) (*Binary, [][]Frame) {
 	t.Helper()
 	ref, err := Open(path, opts)
 	if err != nil {
@@ -83,7 +83,7 @@ func bulkRounds(t *testing.T, b *Binary, pcs []uint64, want [][]Frame, check fun
 
 // bulkPCs returns the start and the middle of every sized function of the
 // ELF file at path, repeated until there are enough for a bulk batch.
-func bulkPCs(t *testing.T, path string) []uint64 {
+func bulkPCs(t testing.TB, path string) []uint64 {
 	t.Helper()
 	f, err := elf.Open(path)
 	if err != nil {
