@@ -23,8 +23,9 @@
 //
 // A file opened by [Open] is mapped, not read: section data of an
 // uncompressed section aliases the mapping, and what a reader touched of it
-// stays in the process's resident set until [File.Evict] takes it out (the
-// bytes fault back in from the page cache when read again). Inflated
+// stays in the process's resident set until [File.Evict] takes it out, or
+// [File.EvictBytes] the pages of some of those bytes (they fault back in
+// from the page cache when read again). Inflated
 // sections live in anonymous memory outside the Go heap until Close;
 // [Section.Release] gives back the pages of a range nothing will read again,
 // and [Section.Again] inflates the section anew for a reader that needs

@@ -79,7 +79,9 @@
 // looked up. A node's names and start data are looked up, under the same
 // lock, when a lookup first answers with it: most nodes of a tree read
 // never are. The answers are those of the whole-unit Build; lazy.go says
-// how that is kept and the one kind of input where it may not be.
+// how that is kept and the one kind of input where it may not be. The pass
+// hands the DIEs it is done with to Options.Passed every 2 MiB, so that a
+// caller reading a mapped file need not hold a large unit's pages at once.
 //
 // # Robustness
 //
