@@ -33,3 +33,23 @@ rgw_debug() {
 BU=$CACHE/bu
 OBJDUMP=$BU/usr/bin/x86_64-linux-gnu-objdump
 DWZ=$BU/usr/lib/debug/.dwz/x86_64-linux-gnu/binutils-x86-64-linux-gnu.debug
+
+# build_prof DIR BIN [FLAGS...] builds the command with bench/prof/main.go
+# laid over its main (go build -overlay, the overlay in DIR; the command's
+# main renamed, so that the profiled binary is the real one) into BIN,
+# without cgo as README.md builds it, FLAGS passed to go build.
+build_prof() {
+	local dir=$1 bin=$2
+	shift 2
+	mkdir -p "$dir/overlay"
+	sed 's/^func main() {$/func unprofiledMain() {/' "$REPO/examples/addr2line/main.go" >"$dir/overlay/main.go"
+	grep -q '^func unprofiledMain() {$' "$dir/overlay/main.go" || {
+		echo "$0: examples/addr2line/main.go has no 'func main() {' line to wrap" >&2
+		exit 1
+	}
+	grep -v '^//go:build ignore$' "$REPO/bench/prof/main.go" >"$dir/overlay/prof.go"
+	printf '{"Replace": {\n  "%s": "%s",\n  "%s": "%s"\n}}\n' \
+		"$REPO/examples/addr2line/main.go" "$dir/overlay/main.go" \
+		"$REPO/examples/addr2line/zz_prof.go" "$dir/overlay/prof.go" >"$dir/overlay.json"
+	(cd "$REPO" && CGO_ENABLED=0 go build "$@" -overlay "$dir/overlay.json" -o "$bin" ./examples/addr2line)
+}

@@ -16,7 +16,7 @@
 set -euo pipefail
 source "$(dirname "$0")/common.sh" objdump
 P=$WORK/pgo
-mkdir -p "$P/overlay"
+mkdir -p "$P"
 cd "$REPO"
 
 if [[ ! -e $OBJDUMP || ! -e $DWZ ]]; then
@@ -35,17 +35,9 @@ AS=$BU/usr/bin/x86_64-linux-gnu-as
 GCXX=$(UNITS=2 K=6 "$REPO/bench/cxx/gen.sh" "$CACHE/cxx-pgo" gcc | tail -1)
 
 # The command with bench/prof/main.go laid over its main (as profile.sh
-# does), built without a profile.
-sed 's/^func main() {$/func unprofiledMain() {/' examples/addr2line/main.go >"$P/overlay/main.go"
-grep -v '^//go:build ignore$' bench/prof/main.go >"$P/overlay/prof.go"
-cat >"$P/overlay.json" <<EOF
-{"Replace": {
-  "$REPO/examples/addr2line/main.go": "$P/overlay/main.go",
-  "$REPO/examples/addr2line/zz_prof.go": "$P/overlay/prof.go"
-}}
-EOF
+# profiles it), built without a profile.
 BIN=$P/addr2line-prof
-CGO_ENABLED=0 go build -pgo=off -overlay "$P/overlay.json" -o "$BIN" ./examples/addr2line
+build_prof "$P" "$BIN" -pgo=off
 go build -o "$P/benchtool" ./bench/benchtool
 BT=$P/benchtool
 

@@ -11,24 +11,9 @@ set -euo pipefail
 source "$(dirname "$0")/common.sh"
 TOP=${TOP:-25}
 P=$WORK/prof
-mkdir -p "$P/overlay"
 cd "$REPO"
-
-# The overlay: main.go with its main renamed, plus the profiling main.
-sed 's/^func main() {$/func unprofiledMain() {/' examples/addr2line/main.go >"$P/overlay/main.go"
-grep -q '^func unprofiledMain() {$' "$P/overlay/main.go" || {
-	echo "$0: examples/addr2line/main.go has no 'func main() {' line to wrap" >&2
-	exit 1
-}
-grep -v '^//go:build ignore$' bench/prof/main.go >"$P/overlay/prof.go"
-cat >"$P/overlay.json" <<EOF
-{"Replace": {
-  "$REPO/examples/addr2line/main.go": "$P/overlay/main.go",
-  "$REPO/examples/addr2line/zz_prof.go": "$P/overlay/prof.go"
-}}
-EOF
 BIN=$WORK/addr2line-prof
-CGO_ENABLED=0 go build -overlay "$P/overlay.json" -o "$BIN" ./examples/addr2line # as README.md builds it
+build_prof "$P" "$BIN"
 go build -o "$WORK/benchtool" ./bench/benchtool
 BT=$WORK/benchtool
 

@@ -91,20 +91,8 @@ func printMemory() {
 			}
 		}
 	}
-	if b, err := os.ReadFile("/proc/self/smaps"); err == nil {
-		var mapping string
-		for _, l := range strings.Split(string(b), "\n") {
-			f := strings.Fields(l)
-			switch {
-			case len(f) >= 5 && strings.Contains(f[0], "-"):
-				mapping = l
-			case len(f) == 3 && f[0] == "Rss:":
-				if kb, _ := strconv.Atoi(f[1]); kb >= 64 {
-					fmt.Fprintf(os.Stderr, "smaps: %7d kB %s\n", kb, mapping)
-				}
-			}
-		}
-	}
+	_, list := residentMappings("smaps: ")
+	fmt.Fprint(os.Stderr, list)
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	fmt.Fprintf(os.Stderr, "smaps: runtime HeapSys %d kB, HeapInuse %d kB, HeapReleased %d kB, StackSys %d kB, other Sys %d kB\n",
@@ -122,33 +110,8 @@ func watchRSS(stop <-chan struct{}, peak chan<- string) {
 	tick := time.NewTicker(time.Millisecond)
 	defer tick.Stop()
 	for {
-		if b, err := os.ReadFile("/proc/self/smaps"); err == nil {
-			var sb strings.Builder
-			var mapping, lastStart string
-			total := 0
-			for _, l := range strings.Split(string(b), "\n") {
-				f := strings.Fields(l)
-				switch {
-				case len(f) >= 5 && strings.Contains(f[0], "-"):
-					mapping = l
-				case len(f) == 3 && f[0] == "Rss:":
-					// A mapping that grew while the file was read
-					// can show twice: count its first line only.
-					start, _, _ := strings.Cut(mapping, "-")
-					if start == lastStart {
-						continue
-					}
-					lastStart = start
-					kb, _ := strconv.Atoi(f[1])
-					total += kb
-					if kb >= 64 {
-						fmt.Fprintf(&sb, "smaps peak: %7d kB %s\n", kb, mapping)
-					}
-				}
-			}
-			if total > bestKB {
-				best, bestKB = fmt.Sprintf("smaps peak: %d kB resident\n", total)+sb.String(), total
-			}
+		if total, list := residentMappings("smaps peak: "); total > bestKB {
+			best, bestKB = fmt.Sprintf("smaps peak: %d kB resident\n", total)+list, total
 		}
 		select {
 		case <-stop:
@@ -157,6 +120,38 @@ func watchRSS(stop <-chan struct{}, peak chan<- string) {
 		case <-tick.C:
 		}
 	}
+}
+
+// residentMappings reads /proc/self/smaps and returns the resident set in
+// kB and a line for each mapping holding at least 64 kB of it, each line
+// starting with prefix. A mapping that grew while the file was read can
+// show twice: its first line counts.
+func residentMappings(prefix string) (total int, list string) {
+	b, err := os.ReadFile("/proc/self/smaps")
+	if err != nil {
+		return 0, ""
+	}
+	var sb strings.Builder
+	var mapping, lastStart string
+	for _, l := range strings.Split(string(b), "\n") {
+		f := strings.Fields(l)
+		switch {
+		case len(f) >= 5 && strings.Contains(f[0], "-"):
+			mapping = l
+		case len(f) == 3 && f[0] == "Rss:":
+			start, _, _ := strings.Cut(mapping, "-")
+			if start == lastStart {
+				continue
+			}
+			lastStart = start
+			kb, _ := strconv.Atoi(f[1])
+			total += kb
+			if kb >= 64 {
+				fmt.Fprintf(&sb, "%s%7d kB %s\n", prefix, kb, mapping)
+			}
+		}
+	}
+	return total, sb.String()
 }
 
 // watchPeak polls the live heap and rewrites the heap profile whenever it
