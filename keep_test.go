@@ -11,6 +11,34 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+// keepFixture is the Go fixture whose zlib .debug_line, inflated outside
+// the heap, a bulk batch gives back.
+const keepFixture = "testdata/elf/go-trimpath"
+
+// keepSetup is the start of the tests of kept rows: on Linux (elsewhere it
+// skips t), with every program given back as it is done and every batch
+// above minChunk addresses bulk (until t ends), it returns the sorted
+// distinct addresses of bulkPCs on keepFixture, their answers looked up one
+// by one, and the most addresses a sparse batch holds.
+func keepSetup(t testing.TB) (all []uint64, want [][]Frame, limit int) {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("pages are given back on linux")
+	}
+	all = bulkPCs(t, keepFixture)
+	slices.Sort(all)
+	all = slices.Compact(all)
+	n, m := releaseBatch, bulkMinInfo
+	t.Cleanup(func() { releaseBatch, bulkMinInfo = n, m })
+	releaseBatch, bulkMinInfo = 1, 1
+	ref, want := answersOneByOne(t, keepFixture, nil, all)
+	limit = int(denseMin*ref.dwarf.info.Size>>20) - 1
+	if limit <= minChunk+1 {
+		t.Fatalf("%d bytes of .debug_info: a sparse batch cannot be bulk", ref.dwarf.info.Size)
+	}
+	return all, want, limit
+}
+
 // TestKeepRows: a sparse bulk batch over a Go binary, whose zlib
 // .debug_line is inflated outside the heap and given back, builds its
 // units' line tables keeping only the rows its addresses read
@@ -19,21 +47,8 @@ import (
 // from .debug_line inflated again, which goes back as the tables are
 // rebuilt; so does a second batch.
 func TestKeepRows(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("pages are given back on linux")
-	}
-	const path = "testdata/elf/go-trimpath"
-	all := bulkPCs(t, path)
-	slices.Sort(all)
-	all = slices.Compact(all)
-	defer func(n, m uint64) { releaseBatch, bulkMinInfo = n, m }(releaseBatch, bulkMinInfo)
-	releaseBatch, bulkMinInfo = 1, 1 // bulk above minChunk; each program given back as it is done
-	ref, want := answersOneByOne(t, path, nil, all)
-	limit := int(denseMin*ref.dwarf.info.Size>>20) - 1 // the most a sparse batch holds
-	if limit <= minChunk {
-		t.Fatalf("%d bytes of .debug_info: a sparse batch cannot be bulk", ref.dwarf.info.Size)
-	}
-	b, err := Open(path, nil)
+	all, want, limit := keepSetup(t)
+	b, err := Open(keepFixture, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,20 +121,7 @@ func TestKeepRows(t *testing.T) {
 // from .debug_line inflated again; then lookups one at a time. The input
 // picks the batches' sizes and addresses.
 func FuzzKeepBatches(f *testing.F) {
-	if runtime.GOOS != "linux" {
-		f.Skip("pages are given back on linux")
-	}
-	const path = "testdata/elf/go-trimpath"
-	all := bulkPCs(f, path)
-	slices.Sort(all)
-	all = slices.Compact(all)
-	defer func(n, m uint64) { releaseBatch, bulkMinInfo = n, m }(releaseBatch, bulkMinInfo)
-	releaseBatch, bulkMinInfo = 1, 1 // bulk above minChunk; each program given back as it is done
-	ref, want := answersOneByOne(f, path, nil, all)
-	limit := int(denseMin*ref.dwarf.info.Size>>20) - 1 // the most a sparse batch holds
-	if limit <= minChunk+1 {
-		f.Fatalf("%d bytes of .debug_info: a sparse batch cannot be bulk", ref.dwarf.info.Size)
-	}
+	all, want, limit := keepSetup(f)
 	f.Add([]byte{0, 0, 0, 0, 1, 2, 3, 4})
 	f.Add([]byte{0xff, 0xff, 0x10, 0, 0xaa, 0x55})
 	f.Add([]byte("the second batch reads rows the first one dropped"))
@@ -148,7 +150,7 @@ func FuzzKeepBatches(f *testing.F) {
 			return ix
 		}
 		first, second, after := pick(n1), pick(n2), pick(8)
-		b, err := Open(path, nil)
+		b, err := Open(keepFixture, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -179,24 +179,8 @@ func TestEvict(t *testing.T) {
 		t.Skip("resident pages are read from /proc/self/smaps")
 	}
 	plain, packed := words(8<<20, 5), words(2<<20, 6)
-	te := &telf{is64: true, secs: []tsec{
-		{name: ".debug_info", typ: elf.SHT_PROGBITS, data: plain},
-		{name: ".debug_str", typ: elf.SHT_PROGBITS, flags: elf.SHF_COMPRESSED, data: compressed(true, false, CompressZlib, packed)},
-	}}
-	img := te.bytes()
-	f := openImage(t, img)
-	info, err := f.Section(".debug_info").Data()
-	if err != nil || !bytes.Equal(info, plain) {
-		t.Fatalf(".debug_info differs (err %v)", err)
-	}
-	str, err := f.Section(".debug_str").Data()
-	if err != nil || !bytes.Equal(str, packed) {
-		t.Fatalf(".debug_str differs (err %v)", err)
-	}
+	f, img, info, str := evictImage(t, plain, packed)
 	before := resident(t, f.data)
-	if before < 7<<20 {
-		t.Fatalf("%d bytes of the 8 MB just read resident: the test reads the wrong mapping", before)
-	}
 	f.Evict()
 	if after := resident(t, f.data); after > 256<<10 {
 		t.Errorf("after Evict %d bytes resident (before %d)", after, before)
@@ -216,6 +200,32 @@ func TestEvict(t *testing.T) {
 	if d, err := g.Section(".debug_info").Data(); err != nil || !bytes.Equal(d, plain) {
 		t.Errorf("NewBytes: .debug_info differs after Evict (err %v)", err)
 	}
+}
+
+// evictImage maps a file of plain as an uncompressed .debug_info and
+// packed as a zlib .debug_str, reads both whole and returns the file, its
+// bytes and the two sections' data. Every page of .debug_info is then
+// resident.
+func evictImage(t *testing.T, plain, packed []byte) (f *File, img, info, str []byte) {
+	t.Helper()
+	te := &telf{is64: true, secs: []tsec{
+		{name: ".debug_info", typ: elf.SHT_PROGBITS, data: plain},
+		{name: ".debug_str", typ: elf.SHT_PROGBITS, flags: elf.SHF_COMPRESSED, data: compressed(true, false, CompressZlib, packed)},
+	}}
+	img = te.bytes()
+	f = openImage(t, img)
+	info, err := f.Section(".debug_info").Data()
+	if err != nil || !bytes.Equal(info, plain) {
+		t.Fatalf(".debug_info differs (err %v)", err)
+	}
+	str, err = f.Section(".debug_str").Data()
+	if err != nil || !bytes.Equal(str, packed) {
+		t.Fatalf(".debug_str differs (err %v)", err)
+	}
+	if n := resident(t, f.data); n < uint64(len(plain))-(1<<20) {
+		t.Fatalf("%d bytes of the %d just read resident: the test reads the wrong mapping", n, len(plain))
+	}
+	return f, img, info, str
 }
 
 // resident returns the resident bytes of the mapping holding b[0].
@@ -240,24 +250,8 @@ func TestEvictBytes(t *testing.T) {
 		t.Skip("resident pages are read from /proc/self/smaps")
 	}
 	plain, packed := words(8<<20, 7), words(2<<20, 8)
-	te := &telf{is64: true, secs: []tsec{
-		{name: ".debug_info", typ: elf.SHT_PROGBITS, data: plain},
-		{name: ".debug_str", typ: elf.SHT_PROGBITS, flags: elf.SHF_COMPRESSED, data: compressed(true, false, CompressZlib, packed)},
-	}}
-	img := te.bytes()
-	f := openImage(t, img)
-	info, err := f.Section(".debug_info").Data()
-	if err != nil || !bytes.Equal(info, plain) {
-		t.Fatalf(".debug_info differs (err %v)", err)
-	}
-	str, err := f.Section(".debug_str").Data()
-	if err != nil || !bytes.Equal(str, packed) {
-		t.Fatalf(".debug_str differs (err %v)", err)
-	}
+	f, img, info, str := evictImage(t, plain, packed)
 	before := resident(t, f.data)
-	if before < 7<<20 {
-		t.Fatalf("%d bytes of the 8 MB just read resident: the test reads the wrong mapping", before)
-	}
 	f.EvictBytes(info[4<<20:])
 	after := resident(t, f.data)
 	if after > before-(4<<20)+(256<<10) || after < before-(4<<20)-(256<<10) {

@@ -3,7 +3,6 @@ package inline
 import (
 	"slices"
 	"testing"
-	"unsafe"
 
 	"github.com/symbolize-go/symbolize/internal/dwinfo"
 	"github.com/symbolize-go/symbolize/internal/dwinfo/dwinfotest"
@@ -144,13 +143,9 @@ func FuzzChain(f *testing.F) {
 	})
 }
 
-// passedScan checks Options.Passed on the unit of h: over a copy of info,
-// a lazy Build whose scan hands over its DIEs every 16 bytes gets them in
-// order, contiguous from the unit's first DIE, each at least the step and
-// within the unit; and since the test overwrites each byte as it is
-// handed over (restoring the copy once Build returns), a scan that read
-// one again would answer otherwise than lz, the same Build without
-// Passed, at pc and at the functions' starts.
+// passedScan checks Options.Passed on the unit of h (passedBuild) over a
+// copy of info, with a 16-byte step, and that the Index answers as lz, the
+// same Build without Passed, at pc and at the functions' starts.
 func passedScan(t *testing.T, info, abbrev, str, strOff, addr, aux []byte, h dwinfo.Header, lz *Index, pc uint64) {
 	defer func(s uint64) { passedStep = s }(passedStep)
 	passedStep = 16
@@ -160,19 +155,7 @@ func passedScan(t *testing.T, info, abbrev, str, strOff, addr, aux []byte, h dwi
 	if err != nil {
 		t.Fatalf("unit %#x loads from a copy of .debug_info with %v", h.Offset, err)
 	}
-	next := u.DIEOffset
-	ix, _ := Build(d, u, nil, &Options{Lazy: true, LazyMinSize: 1, Warn: func(error) {}, Passed: func(dies []byte) {
-		off := uint64(uintptr(unsafe.Pointer(unsafe.SliceData(dies))) - uintptr(unsafe.Pointer(unsafe.SliceData(cp))))
-		if off != next || uint64(len(dies)) < passedStep || off+uint64(len(dies)) > u.End {
-			t.Fatalf("unit %#x: passed [%#x, %#x), want from %#x, at least %d bytes, within [%#x, %#x)",
-				h.Offset, off, off+uint64(len(dies)), next, passedStep, u.DIEOffset, u.End)
-		}
-		next += uint64(len(dies))
-		for i := range dies {
-			dies[i] = 0xa5
-		}
-	}})
-	copy(cp, info)
+	ix, _ := passedBuild(t, d, u, cp, info, nil)
 	var a, b []Frame
 	pcs := []uint64{pc}
 	if lz.lz != nil {

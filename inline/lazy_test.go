@@ -404,71 +404,71 @@ func TestLazyNames(t *testing.T) {
 }
 
 // TestLazyPassed: the scan of a lazy Build hands Options.Passed the DIEs
-// it has passed, in order from the first, each call at least the step and
-// within the unit's DIEs (the last bytes, after the last subroutine the
-// scan stops at, are not handed over), and never reads them again: the test overwrites every byte
-// it is handed until Build returns (restoring them then), and the Index
-// answers every address as the whole-unit Build does.
+// it has passed, as passedBuild checks (a 16 KiB step here), and never
+// reads them again: the Index answers every address as the whole-unit
+// Build does.
 func TestLazyPassed(t *testing.T) {
 	defer func(s uint64) { passedStep = s }(passedStep)
 	passedStep = 16 << 10
 	var units, calls int
-	for _, path := range fixtures(t) {
-		o, ok := openObject(t, path)
-		if !ok {
-			continue
+	syms := map[string][]uint64{}
+	eachUnit(t, func(path string, o *object, h dwinfo.Header, u *dwinfo.Unit) {
+		if u.End-u.DIEOffset < 4*passedStep {
+			return
 		}
-		hs, err := o.d.Headers()
-		if err != nil {
-			continue
+		if syms[path] == nil {
+			syms[path] = samplePCs(funcSyms(o.f), 2000)
 		}
-		syms := samplePCs(funcSyms(o.f), 2000)
-		info := o.secs.Info
-		for _, h := range hs {
-			u, err := o.d.LoadUnit(h)
-			if err != nil || u.End-u.DIEOffset < 4*passedStep {
-				continue
-			}
-			whole, _ := Build(o.d, u, o.table(u), &Options{LineTable: o.table})
-			next := u.DIEOffset
-			var saved [][2]uint64
-			orig := bytes.Clone(info[u.DIEOffset:u.End])
-			opts := &Options{LineTable: o.table, Lazy: true, LazyMinSize: 1, Passed: func(dies []byte) {
-				calls++
-				off := uint64(uintptr(unsafe.Pointer(unsafe.SliceData(dies))) - uintptr(unsafe.Pointer(unsafe.SliceData(info))))
-				if off != next || uint64(len(dies)) < passedStep || off+uint64(len(dies)) > u.End {
-					t.Fatalf("%s: unit %#x: passed [%#x, %#x), want from %#x, at least %d bytes, within [%#x, %#x)",
-						path, h.Offset, off, off+uint64(len(dies)), next, passedStep, u.DIEOffset, u.End)
-				}
-				next += uint64(len(dies))
-				saved = append(saved, [2]uint64{off, next})
-				for i := range dies {
-					dies[i] = 0xff
-				}
-			}}
-			lazy, lerr := Build(o.d, u, o.table(u), opts)
-			copy(info[u.DIEOffset:u.End], orig)
-			if lerr != nil {
-				t.Fatalf("%s: unit %#x: %v", path, h.Offset, lerr)
-			}
-			if lazy.lz == nil {
-				continue // read whole: no scan
-			}
-			if len(saved) > 1 {
-				units++
-			}
-			var a, b []Frame
-			for _, pc := range append(whole.spanLo(), syms...) {
-				a = whole.AppendChain(a[:0], pc)
-				b = lazy.AppendChain(b[:0], pc)
-				if !slices.Equal(a, b) {
-					t.Fatalf("%s: unit %#x at %#x: lazy %+v, whole-unit %+v", path, h.Offset, pc, b, a)
-				}
+		whole, _ := Build(o.d, u, o.table(u), &Options{LineTable: o.table})
+		lazy, n := passedBuild(t, o.d, u, o.secs.Info, bytes.Clone(o.secs.Info), o.table)
+		if lazy.lz == nil {
+			return // read whole: no scan
+		}
+		if calls += n; n > 1 {
+			units++
+		}
+		var a, b []Frame
+		for _, pc := range append(whole.spanLo(), syms[path]...) {
+			a = whole.AppendChain(a[:0], pc)
+			b = lazy.AppendChain(b[:0], pc)
+			if !slices.Equal(a, b) {
+				t.Fatalf("%s: unit %#x at %#x: lazy %+v, whole-unit %+v", path, h.Offset, pc, b, a)
 			}
 		}
-	}
+	})
 	if units < 2 {
 		t.Fatalf("%d units handed to Passed more than once: too few to test", units)
 	}
 	t.Logf("%d units handed to Passed more than once, %d calls", units, calls)
+}
+
+// passedBuild builds u lazily from d, whose .debug_info is info (orig
+// holds the same bytes), with a Passed that requires the DIEs it is
+// handed to come in order, contiguous from the unit's first, each at least
+// passedStep bytes and within the unit (the last ones, after the last
+// subroutine the scan stops at, are not handed over), and overwrites
+// them: a scan that read one again would answer otherwise. info is
+// restored from orig once Build returns. It returns the Index and how
+// many times Passed was called.
+func passedBuild(t testing.TB, d *dwinfo.Data, u *dwinfo.Unit, info, orig []byte, lineTable func(*dwinfo.Unit) *linetable.Table) (*Index, int) {
+	t.Helper()
+	next, calls := u.DIEOffset, 0
+	var lt *linetable.Table
+	if lineTable != nil {
+		lt = lineTable(u)
+	}
+	ix, _ := Build(d, u, lt, &Options{LineTable: lineTable, Lazy: true, LazyMinSize: 1, Warn: func(error) {}, Passed: func(dies []byte) {
+		calls++
+		off := uint64(uintptr(unsafe.Pointer(unsafe.SliceData(dies))) - uintptr(unsafe.Pointer(unsafe.SliceData(info))))
+		if off != next || uint64(len(dies)) < passedStep || off+uint64(len(dies)) > u.End {
+			t.Fatalf("unit %#x: passed [%#x, %#x), want from %#x, at least %d bytes, within [%#x, %#x)",
+				u.Offset, off, off+uint64(len(dies)), next, passedStep, u.DIEOffset, u.End)
+		}
+		next += uint64(len(dies))
+		for i := range dies {
+			dies[i] = 0xa5
+		}
+	}})
+	copy(info[u.DIEOffset:u.End], orig[u.DIEOffset:u.End])
+	return ix, calls
 }
