@@ -175,9 +175,6 @@ func TestSectionRelease(t *testing.T) {
 // the same, and the inflated one, in anonymous memory, is not touched.
 // Files that are not mapped are left alone.
 func TestEvict(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("resident pages are read from /proc/self/smaps")
-	}
 	plain, packed := words(8<<20, 5), words(2<<20, 6)
 	f, img, info, str := evictImage(t, plain, packed)
 	before := resident(t, f.data)
@@ -205,9 +202,12 @@ func TestEvict(t *testing.T) {
 // evictImage maps a file of plain as an uncompressed .debug_info and
 // packed as a zlib .debug_str, reads both whole and returns the file, its
 // bytes and the two sections' data. Every page of .debug_info is then
-// resident.
+// resident. It skips t but on Linux, where /proc/self/smaps tells.
 func evictImage(t *testing.T, plain, packed []byte) (f *File, img, info, str []byte) {
 	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("resident pages are read from /proc/self/smaps")
+	}
 	te := &telf{is64: true, secs: []tsec{
 		{name: ".debug_info", typ: elf.SHT_PROGBITS, data: plain},
 		{name: ".debug_str", typ: elf.SHT_PROGBITS, flags: elf.SHF_COMPRESSED, data: compressed(true, false, CompressZlib, packed)},
@@ -246,9 +246,6 @@ func resident(t *testing.T, b []byte) uint64 {
 // anonymous memory, where dropping pages would zero them), a copy, a
 // file of caller-owned bytes, a slice straddling the mapping's end.
 func TestEvictBytes(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("resident pages are read from /proc/self/smaps")
-	}
 	plain, packed := words(8<<20, 7), words(2<<20, 8)
 	f, img, info, str := evictImage(t, plain, packed)
 	before := resident(t, f.data)
