@@ -9,11 +9,14 @@ cd "$(dirname "$0")"
 # TestGoPCLNAgreesWithDWARF (and its RELR variant, which builds its pair with gcc) runs here too: under -race it samples the
 # addresses and only logs an exception that matched nothing, so its full
 # sweep, which fails on one, must run without it (5 s).
+# -pgo=off: the tests check behaviour, not speed, and examples/addr2line's
+# default.pgo would otherwise build every package it imports twice more
+# (with and without -race), about 3 minutes on a clean 2-core machine.
 echo "== allocation tests and the Go table's full agreement sweep, without the race detector"
-go test -count=1 -ldflags=-w=0 "$@" -run 'Allocs|TestGoPCLNAgreesWithDWARF' ./...
+go test -count=1 -pgo=off -ldflags=-w=0 "$@" -run 'Allocs|TestGoPCLNAgreesWithDWARF' ./...
 echo "== every test, with the race detector"
 # -ldflags=-w=0 keeps DWARF in test binaries: inline's TestSelfGo symbolizes its own
 # process and compares with runtime.CallersFrames. The race detector slows the
 # heaviest packages (inflate's random streams, inline's fixtures) to minutes on
 # a busy 2-core machine, past go test's default 10-minute limit per package.
-go test -race -count=1 -timeout 30m -ldflags=-w=0 "$@" ./...
+go test -race -count=1 -pgo=off -timeout 30m -ldflags=-w=0 "$@" ./...
