@@ -8,11 +8,13 @@
 package main
 
 import (
+	"debug/elf"
 	"fmt"
 	"os"
 	"runtime"
 	"runtime/pprof"
 	"runtime/trace"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -23,7 +25,8 @@ import (
 // one at exit with every allocation (SYMBOLIZE_HEAPPROFILE.final), an
 // execution trace (SYMBOLIZE_TRACE, for go tool trace), and where the
 // resident pages are at the largest resident set seen and at exit
-// (SYMBOLIZE_SMAPS).
+// (SYMBOLIZE_SMAPS; with SYMBOLIZE_SMAPS_FILE naming the mapped input, the
+// resident pages of each of its sections at that peak too).
 func main() {
 	cpuPath, heapPath := os.Getenv("SYMBOLIZE_CPUPROFILE"), os.Getenv("SYMBOLIZE_HEAPPROFILE")
 	if p := os.Getenv("SYMBOLIZE_TRACE"); p != "" {
@@ -112,6 +115,9 @@ func watchRSS(stop <-chan struct{}, peak chan<- string) {
 	for {
 		if total, list := residentMappings("smaps peak: "); total > bestKB {
 			best, bestKB = fmt.Sprintf("smaps peak: %d kB resident\n", total)+list, total
+			if p := os.Getenv("SYMBOLIZE_SMAPS_FILE"); p != "" {
+				best += fileSections(p)
+			}
 		}
 		select {
 		case <-stop:
@@ -152,6 +158,67 @@ func residentMappings(prefix string) (total int, list string) {
 		}
 	}
 	return total, sb.String()
+}
+
+// fileSections returns, for the mapping of the ELF file at path, how many
+// of each section's pages are in the process's resident set (present in
+// /proc/self/pagemap: mincore would tell the page cache's), one line a
+// section holding any, the largest first (SYMBOLIZE_SMAPS_FILE).
+func fileSections(path string) string {
+	maps, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		return ""
+	}
+	var lo, hi uint64
+	for _, l := range strings.Split(string(maps), "\n") {
+		if f := strings.Fields(l); len(f) == 6 && f[5] == path && f[2] == "00000000" {
+			a, b, _ := strings.Cut(f[0], "-")
+			lo, _ = strconv.ParseUint(a, 16, 64)
+			hi, _ = strconv.ParseUint(b, 16, 64)
+			break
+		}
+	}
+	if hi <= lo {
+		return ""
+	}
+	pages := (hi - lo + 4095) / 4096
+	pm, err := os.Open("/proc/self/pagemap")
+	if err != nil {
+		return ""
+	}
+	defer pm.Close()
+	raw := make([]byte, 8*pages)
+	if _, err := pm.ReadAt(raw, int64(lo/4096*8)); err != nil {
+		return ""
+	}
+	f, err := elf.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	type count struct {
+		name string
+		kb   int
+	}
+	var counts []count
+	for _, s := range f.Sections {
+		if s.Type == elf.SHT_NOBITS || s.Size == 0 {
+			continue
+		}
+		n := 0
+		for p := s.Offset / 4096; p < (s.Offset+s.Size+4095)/4096 && p < pages; p++ {
+			n += int(raw[8*p+7] >> 7) // bit 63: present
+		}
+		if n > 0 {
+			counts = append(counts, count{s.Name, 4 * n})
+		}
+	}
+	sort.Slice(counts, func(i, j int) bool { return counts[i].kb > counts[j].kb })
+	var sb strings.Builder
+	for _, c := range counts {
+		fmt.Fprintf(&sb, "smaps peak: %7d kB of %s\n", c.kb, c.name)
+	}
+	return sb.String()
 }
 
 // watchPeak polls the live heap and rewrites the heap profile whenever it
