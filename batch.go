@@ -252,8 +252,8 @@ func (b *Binary) bigDWARF() bool {
 // chunk of a batch, and after each unit's index is built, in that batch or
 // any lookup after it (elfx.File.Evict; they fault back in when read again,
 // the file being mapped, not copied). A Binary that never ran a bulk batch
-// (interactive lookups) keeps what it read, but for the DIEs its units'
-// scans passed (passed, below). A large uncompressed
+// (interactive lookups) keeps what it read, but for what it reads once
+// (handBack, below). A large uncompressed
 // debug file is read mostly once: a unit's top-level DIEs when it is
 // scanned, a function's subtree and names when an address first lands in
 // it, and what was read is indexed on the heap, so the pages would
@@ -270,18 +270,20 @@ func (b *Binary) evict() {
 	}
 }
 
-// passed takes the pages of DIEs that the scan of a large unit has passed
-// (inline.Options.Passed) out of the process's resident set, in every
-// Binary, bulk or not: the scan reads a unit's DIEs once, to index its
-// functions' ranges on the heap, and a lookup reads again only those of
-// the function it lands in. Without it, the first lookup in a unit of a
-// large uncompressed debug file held the whole unit's pages at once: on
-// a clang -g C++ program with 10.8 MB units, 15.4 of the 24.6 MB peak of
-// a one-address run were the file's pages. Bytes that are not a mapped
-// file's (inflated sections, a split unit's file) are left alone.
-func (b *Binary) passed(dies []byte) {
+// handBack takes the pages of bytes read once to be indexed on the heap out
+// of the process's resident set, in every Binary, bulk or not: the DIEs
+// that the scan of a large unit has passed (inline.Options.Passed; a
+// lookup reads again only those of the function it lands in), a line
+// program once its table is built, and the units' range lists once the
+// first lookup has read them to find its unit. Without it, the first
+// lookup in a unit of a large uncompressed debug file held the whole
+// unit's pages at once: on a clang -g C++ program with 10.8 MB units, 15.4
+// of the 24.6 MB peak of a one-address run were the file's pages. What is
+// read again faults back in from the page cache. Bytes that are not a
+// mapped file's (inflated sections, a split unit's file) are left alone.
+func (b *Binary) handBack(once []byte) {
 	if e, ok := b.src.(evicter); ok && !b.closed.Load() {
-		e.evictBytes(dies)
+		e.evictBytes(once)
 	}
 }
 

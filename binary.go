@@ -156,7 +156,7 @@ func (b *Binary) loadDWARF(pc uint64) *dwarfModule {
 		if b.dwarf != nil {
 			b.dwarf.ahead = b.symbolsAhead
 			b.dwarf.evict = b.evict
-			b.dwarf.passed = b.passed
+			b.dwarf.handBack = b.handBack
 			b.dwarf.split = b.newSplitter(b.dwarf)
 			b.attachSup(b.dwarf) // module_sup.go
 		}

@@ -3,6 +3,7 @@ package symbolize
 import (
 	"runtime"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -65,7 +66,7 @@ func TestPassedEvicts(t *testing.T) {
 	const path = "testdata/elf/json-gcc-O2"
 	pcs := bulkPCs(t, path)
 	b, want := answersOneByOne(t, path, &Options{Inlines: true}, pcs)
-	if b.dwarf == nil || b.dwarf.passed == nil {
+	if b.dwarf == nil || b.dwarf.handBack == nil {
 		t.Fatal("the DWARF module has no Passed for its scans")
 	}
 	info, err := b.src.(*elfSource).dwarfFile().Section(".debug_info").Data()
@@ -81,12 +82,12 @@ func TestPassedEvicts(t *testing.T) {
 	if uint64(half) < 256<<10 || before < uint64(len(info)) {
 		t.Fatalf("%d bytes resident of a %d-byte .debug_info: too few to test", before, len(info))
 	}
-	b.dwarf.passed(info[half:])
+	b.dwarf.handBack(info[half:])
 	after := mappedResident(t, b)
 	if dropped := before - after; dropped+(128<<10) < uint64(len(info)-half) || dropped > uint64(len(info)-half)+(128<<10) {
 		t.Errorf("handing over %d bytes of DIEs dropped %d resident bytes (%d before)", len(info)-half, dropped, before)
 	}
-	b.dwarf.passed(slices.Clone(info[:half])) // a copy: not the file's pages
+	b.dwarf.handBack(slices.Clone(info[:half])) // a copy: not the file's pages
 	if now := mappedResident(t, b); now+(64<<10) < after {
 		t.Errorf("handing over a copy dropped %d resident bytes", after-now)
 	}
@@ -100,4 +101,70 @@ func TestPassedEvicts(t *testing.T) {
 		}
 	}
 	_ = sum
+}
+
+// TestHandBackOnce: the first lookup of a Binary, not bulk, hands back
+// (Binary.handBack) the bytes it read once to index them: the line program
+// of the unit it built a table for, and, where it found its unit by
+// reading every unit's ranges (clang writes no .debug_aranges), the range
+// lists and address table those ranges were read from. The answer is the
+// one of a Binary that kept them.
+func TestHandBackOnce(t *testing.T) {
+	const path = "testdata/elf/cpp-clang14-O2"
+	pcs := bulkPCs(t, path)
+	_, want := answersOneByOne(t, path, &Options{Inlines: true}, pcs[:1])
+	b, err := Open(path, &Options{Inlines: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	s := b.loadDWARF(pcs[0])
+	if s == nil || s.handBack == nil {
+		t.Fatal("no DWARF module, or no handBack")
+	}
+	var mu sync.Mutex
+	var given [][]byte
+	s.handBack = func(b []byte) {
+		mu.Lock()
+		given = append(given, b)
+		mu.Unlock()
+	}
+	got, err := b.AppendFrames(nil, pcs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(want[0], got); d != "" {
+		t.Fatalf("%#x: (-want +got):\n%s", pcs[0], d)
+	}
+	gave := func(b []byte) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, g := range given {
+			if len(g) == len(b) && len(b) > 0 && &g[0] == &b[0] {
+				return true
+			}
+		}
+		return false
+	}
+	off, ok := s.index.Lookup(pcs[0])
+	if !ok {
+		t.Fatalf("%#x: no unit", pcs[0])
+	}
+	v, _ := s.units.Load(off)
+	u := v.(*unitState).unit
+	line, err := s.line.Unit(u.Root.StmtList)
+	if err != nil || u.Root.StmtList >= uint64(len(line)) {
+		t.Fatalf("the unit's line program: %v", err)
+	}
+	if !gave(line[u.Root.StmtList:]) {
+		t.Errorf("the line program of unit %#x was not handed back (%d slices were)", off, len(given))
+	}
+	if runtime.GOMAXPROCS(0) > 1 && speculation {
+		if len(s.rnglists) == 0 || len(s.addr) == 0 {
+			t.Fatal("the fixture has no .debug_rnglists or .debug_addr")
+		}
+		if !gave(s.rnglists) || !gave(s.addr) {
+			t.Errorf("the range lists (%v) and the address table (%v) read to find the unit were not handed back", gave(s.rnglists), gave(s.addr))
+		}
+	}
 }

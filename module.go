@@ -27,10 +27,12 @@ type dwarfModule struct {
 	str     []byte
 	addr    []byte // .debug_addr and .debug_ranges, which split units read too
 	ranges  []byte
-	big     bool
-	units   sync.Map       // .debug_info offset -> *unitState
-	strs    inline.Strings // the names and paths of every unit's inline index
-	recent  [64]atomic.Pointer[unitState]
+	// rnglists is .debug_rnglists, for handBack.
+	rnglists []byte
+	big      bool
+	units    sync.Map       // .debug_info offset -> *unitState
+	strs     inline.Strings // the names and paths of every unit's inline index
+	recent   [64]atomic.Pointer[unitState]
 
 	aheadOnce sync.Once
 	lineRel   lineRelease // a bulk module's .debug_line, given back (linerelease.go)
@@ -61,9 +63,9 @@ type dwarfModule struct {
 	// evict, when set, takes the pages of the module's mapped files out
 	// of the resident set once a unit's index is built (Binary.evict).
 	evict func()
-	// passed, when set, takes the pages of DIEs a unit's scan has
-	// passed out of the resident set (Binary.passed).
-	passed func(dies []byte)
+	// handBack, when set, takes the pages of bytes read once out of the
+	// resident set (Binary.handBack).
+	handBack func(once []byte)
 
 	// split finds the split units of skeleton units (split DWARF); nil
 	// where there are none to find (Mach-O).
@@ -201,7 +203,8 @@ func loadModule(src sectionSource, pc uint64, bulk bool, warns *warnList) *dwarf
 		index = dwinfo.NewIndex(d)
 	}
 	m := &dwarfModule{data: d, index: index, line: lazy[secLine], info: lazy[secInfo], bulk: bulk,
-		lineStr: out[secLineStr], str: out[secStr], addr: out[secAddr], ranges: out[secRanges], big: big, warns: warns}
+		lineStr: out[secLineStr], str: out[secStr], addr: out[secAddr], ranges: out[secRanges], rnglists: out[secRnglists],
+		big: big, warns: warns}
 	if obj, ok := src.(objectSource); ok {
 		if sectionOf, _ := obj.lineSections(); sectionOf != nil {
 			m.obj = obj
@@ -344,7 +347,7 @@ func (s *dwarfModule) buildIndex(us *unitState, pc uint64, lineTable func(*dwinf
 	// supplementary file (module_sup.go).
 	// Lazy: a function's inline tree is read on the first lookup that
 	// lands in it; what it reports then goes to Warnings.
-	opts := &inline.Options{LineTable: lineTable, Lazy: true, Strings: &s.strs, Passed: s.passed}
+	opts := &inline.Options{LineTable: lineTable, Lazy: true, Strings: &s.strs, Passed: s.handBack}
 	if s.sparse.Load() {
 		opts.LazyMinSize = 1
 	}
@@ -430,6 +433,9 @@ func (s *dwarfModule) speculate(pc uint64) {
 	done := make(chan struct{})
 	go func() {
 		s.index.Decide(pc) // pc's unit without the whole tier, where no other unit's ranges hold pc
+		// Every unit's ranges were read for it: the tier, which a later
+		// lookup builds, reads them again.
+		s.giveBack(s.rnglists, s.ranges, s.addr)
 		close(done)
 	}()
 	defer func() { <-done }()
@@ -541,6 +547,22 @@ func (s *dwarfModule) loadLinesFor(us *unitState, pc uint64, one bool) {
 	us.lines = lt
 	if !one {
 		s.lineBuilt(us.off, u.Root.StmtList)
+	}
+	// The table keeps nothing of its program (Unit gave it to its end).
+	if off := u.Root.StmtList; off < uint64(len(line)) {
+		s.giveBack(line[off:])
+	}
+}
+
+// giveBack hands bs to handBack, when set: bytes read once.
+func (s *dwarfModule) giveBack(bs ...[]byte) {
+	if s.handBack == nil {
+		return
+	}
+	for _, b := range bs {
+		if len(b) > 0 {
+			s.handBack(b)
+		}
 	}
 }
 
