@@ -163,7 +163,10 @@ func residentMappings(prefix string) (total int, list string) {
 // fileSections returns, for the mapping of the ELF file at path, how many
 // of each section's pages are in the process's resident set (present in
 // /proc/self/pagemap: mincore would tell the page cache's), one line a
-// section holding any, the largest first (SYMBOLIZE_SMAPS_FILE).
+// section holding any, the largest first (SYMBOLIZE_SMAPS_FILE). It is read
+// just after the smaps read that found the peak: where the command gives
+// pages back as it goes, a moment later can show fewer than the mapping's
+// line.
 func fileSections(path string) string {
 	maps, err := os.ReadFile("/proc/self/maps")
 	if err != nil {
