@@ -589,6 +589,9 @@ func (s *batchRun) startGroup(g batchGroup) bool {
 		if !s.send(p) {
 			if gw != nil {
 				gw.chunk.Store(gw.nchunks) // nothing more to claim
+				if om.bin != nil {
+					om.bin.endBatch() // as below: later lookups keep every row
+				}
 			}
 			s.leave(gw)
 			m.releaseIf(om)

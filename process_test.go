@@ -773,6 +773,18 @@ func TestModulesBatchPrepares(t *testing.T) {
 			if b.dwarf.sparse.Load() != sparse {
 				t.Errorf("%d requests over %d bytes of .debug_info: sparse %v", n, b.dwarf.info.Size, !sparse)
 			}
+			if b.dwarf.keep.Load() != nil {
+				t.Errorf("%d requests: the batch's addresses still kept after it", n)
+			}
+		}
+		// Broken out of at once: the addresses are not kept either.
+		for range mods.Batch(context.Background(), reqs[:n]) {
+			break
+		}
+		for _, om := range mods.byKey {
+			if om.bin.dwarf.keep.Load() != nil {
+				t.Errorf("%d requests, broken out of: the batch's addresses still kept after it", n)
+			}
 		}
 		// Two chunks, so two workers, above minChunk; whether the
 		// second joins before the first has taken both depends on the
