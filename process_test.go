@@ -704,7 +704,9 @@ func TestSortRebased(t *testing.T) {
 // chunks for two workers, from readAheadMin (for a small file, as this one
 // is, and above minChunk once bulkMinInfo calls it large) it is bulk (its
 // compressed sections inflated whole, its mapped pages evicted), and a batch sparse for the size of the file's .debug_info reads small
-// units lazily. The answers are those of lookups one by one.
+// units lazily; a sparse bulk batch's line tables keep only its rows, and
+// no batch, run through or broken out of, leaves its addresses kept. The
+// answers are those of lookups one by one.
 func TestModulesBatchPrepares(t *testing.T) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		t.Skip("needs two workers")
@@ -733,11 +735,17 @@ func TestModulesBatchPrepares(t *testing.T) {
 			}
 		}
 	}
+	// The most requests a sparse batch holds, above minChunk: bulk
+	// once bulkMinInfo calls the file large.
+	sparseBulk := int(denseMin*ref.dwarf.info.Size>>20) - 1
+	if sparseBulk <= minChunk || sparseBulk > len(reqs) {
+		t.Fatalf("%d bytes of .debug_info: no sparse bulk batch of at most %d requests", ref.dwarf.info.Size, len(reqs))
+	}
 	defer func(v uint64) { bulkMinInfo = v }(bulkMinInfo)
 	for _, c := range []struct {
 		n     int
 		small bool // the file's .debug_info below bulkMinInfo
-	}{{minChunk, true}, {3 * minChunk, true}, {readAheadMin, true}, {minChunk, false}, {3 * minChunk, false}} {
+	}{{minChunk, true}, {3 * minChunk, true}, {readAheadMin, true}, {minChunk, false}, {3 * minChunk, false}, {sparseBulk, false}} {
 		n := c.n
 		bulkMinInfo = 8 << 20
 		if !c.small {
@@ -751,6 +759,7 @@ func TestModulesBatchPrepares(t *testing.T) {
 			mu.Unlock()
 		}
 		mods := NewModules(&ModulesOptions{Options: Options{Inlines: true}})
+		kept := keptTables.Load()
 		for i, a := range mods.Batch(context.Background(), reqs[:n]) {
 			if a.Err != nil || !slices.Equal(a.Frames, want[i]) {
 				t.Fatalf("%d requests, %d: %+v, want %v", n, i, a, want[i])
@@ -775,6 +784,11 @@ func TestModulesBatchPrepares(t *testing.T) {
 			}
 			if b.dwarf.keep.Load() != nil {
 				t.Errorf("%d requests: the batch's addresses still kept after it", n)
+			}
+			// A sparse bulk batch over the zlib .debug_line keeps only
+			// its rows (noteBatch) while it runs.
+			if k := keptTables.Load() - kept; (k > 0) != (sparse && b.dwarf.bulk) {
+				t.Errorf("%d requests (sparse %v, bulk %v): %d line tables kept only the batch's rows", n, sparse, b.dwarf.bulk, k)
 			}
 		}
 		// Broken out of at once: the addresses are not kept either.
