@@ -17,7 +17,17 @@ const (
 
 // fast decodes from out[o:] while at least fastIn input bytes and fastOut
 // bytes of room remain, and returns early at the end of the block (state
-// no longer stHuffman) or on an error.
+// no longer stHuffman) or on an error. It runs the assembly loop where
+// there is one (fastasm.go), else fastGo: the same steps, the same
+// results.
+func (d *Decoder) fast(out []byte, o int) (int, error) {
+	if useAsm && !d.goLoop {
+		return d.fastAsm(out, o)
+	}
+	return d.fastGo(out, o)
+}
+
+// fastGo is fast in Go.
 //
 // Each iteration starts with a refill to at least 56 valid bits, enough
 // for a length and a distance with their extra bits (16+28 when the
@@ -36,7 +46,7 @@ const (
 // bounds checks there kept enough registers busy that the loop's state
 // went through the stack. checkptr (go test -race, and the fuzz targets
 // with -race) checks each pointer stays inside its slice.
-func (d *Decoder) fast(out []byte, o int) (int, error) {
+func (d *Decoder) fastGo(out []byte, o int) (int, error) {
 	in := d.in
 	ib := unsafe.Pointer(unsafe.SliceData(in))
 	ob := unsafe.Pointer(unsafe.SliceData(out))
@@ -185,6 +195,13 @@ func (d *Decoder) fast(out []byte, o int) (int, error) {
 		}
 		o = end
 	}
+	return d.fastExit(o, pos, bits, nbits, err)
+}
+
+// fastExit leaves a fast loop: it stores the loop's input position and
+// bits, clearing those above the valid ones, and reports err (nil or one
+// of the fast loop's faults) as the careful loop would.
+func (d *Decoder) fastExit(o, pos int, bits uint64, nbits uint, err error) (int, error) {
 	nbits &= 0xff
 	d.pos, d.bits, d.nbits = pos, bits&(1<<(nbits&63)-1), nbits
 	if err != nil {

@@ -139,6 +139,10 @@ type Decoder struct {
 	// decoding passes input (SetProgress).
 	progress func(consumed int)
 
+	// goLoop runs fastGo where the assembly loop would run (tests that
+	// compare the two).
+	goLoop bool
+
 	lit  [litSize]uint32
 	dist [distSize]uint32
 	clen [clenSize]uint32

@@ -349,10 +349,13 @@ func TestDWARFFixtures(t *testing.T) {
 	}
 }
 
+// goBinary is cmd/go as bench/run.sh builds it.
+const goBinary = "/tmp/symbolize-bench/go"
+
 // goSections returns the zlib streams of the compressed .debug_* sections
-// of a Go binary, if it is there.
+// of a Go binary, if it is there (else it skips the test).
 func goSections(tb testing.TB) map[string][]byte {
-	const path = "/tmp/symbolize-bench/go"
+	const path = goBinary
 	f, err := elf.Open(path)
 	if err != nil {
 		tb.Skipf("%s: %v", path, err)
