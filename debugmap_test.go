@@ -120,7 +120,7 @@ func TestDebugMapReferenceLLVMSymbolizer(t *testing.T) {
 // objects are not read: the symbol table answers, and a warning says why.
 func TestDebugMapUnusableObjects(t *testing.T) {
 	fx := machoFixture{"testdata/macho/prog.arm64", ""}
-	const pc = 0x100000560 // in leaf0, from prog.arm64.o
+	const pc uint64 = 0x100000560 // in leaf0, from prog.arm64.o
 	cases := []struct {
 		name  string
 		spoil func(t *testing.T, objs []string)
@@ -195,7 +195,7 @@ func TestDebugMapUnusableObjects(t *testing.T) {
 func TestDebugMapNotUsed(t *testing.T) {
 	fx := machoFixture{"testdata/macho/prog.arm64", ""}
 	bin, _ := stageDebugMap(t, fx, nil)
-	const pc = 0x100000560
+	const pc uint64 = 0x100000560
 	b, err := symbolize.Open(bin, &symbolize.Options{NoDebugFile: true})
 	if err != nil {
 		t.Fatal(err)

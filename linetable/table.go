@@ -467,7 +467,7 @@ decode:
 			startSeq = true
 			nEnd++
 			if low < row.Address {
-				if w > math.MaxUint32 {
+				if uint64(w) > math.MaxUint32 {
 					err = buf.Errorf(pkgName, sectionName, r.Offset(), ErrLimit, "more than 2^32 rows")
 					break decode
 				}
