@@ -57,6 +57,12 @@ func FuzzReadELF(f *testing.F) {
 		}
 		tb := New(syms)
 		m, ok := tb.Lookup(pc)
+		if h := int(flags) - 64; true {
+			// From a hint anywhere around the table's entries.
+			if fm, fok := tb.LookupFrom(pc, &h); fm != m || fok != ok {
+				t.Fatalf("LookupFrom(%#x) from %d = %+v, %v; Lookup = %+v, %v", pc, int(flags)-64, fm, fok, m, ok)
+			}
+		}
 		if lm, lok, n, lerr := LookupELF(tab, strs, opts, pc); lm != m || lok != ok || n != len(syms) || fmt.Sprint(lerr) != fmt.Sprint(err) {
 			t.Fatalf("LookupELF(%#x) = %+v, %v, %d, %v; the Table's %+v, %v, ReadELF's %d, %v", pc, lm, lok, n, lerr, m, ok, len(syms), err)
 		}

@@ -160,17 +160,60 @@ func (t *Table) At(i int) Match {
 //
 // Cost: O(log n), no allocation.
 func (t *Table) Lookup(pc uint64) (Match, bool) {
-	// Find the block, then the first start address above pc within it.
+	i := t.last(pc)
+	if i < 0 {
+		return Match{}, false
+	}
+	return t.match(i, pc)
+}
+
+// last returns the index of the last entry starting at or below pc, or
+// -1: the block, then the first start address above pc within it.
+func (t *Table) last(pc uint64) int {
 	b := upper(t.top, pc)
 	if b == 0 {
-		return Match{}, false
+		return -1
 	}
 	base := (b - 1) * blockLen
-	lo := base + upper(t.addrs[base:min(base+blockLen, len(t.addrs))], pc)
-	if lo == 0 {
-		return Match{}, false
+	return base + upper(t.addrs[base:min(base+blockLen, len(t.addrs))], pc) - 1
+}
+
+// LookupFrom is Lookup for a caller that looks up ascending addresses:
+// *hint carries where the previous lookup landed to the next, and a
+// lookup at or above it gallops forward from there, in a few probes of
+// nearby entries, instead of searching the whole table (on cmd/go's
+// symbols, 4,096 sorted addresses cost 15 ns each against Lookup's 51).
+// Any hint is valid: 0 to start, a stale one, another table's; one above
+// pc's entry costs a full search. The answer is Lookup's.
+func (t *Table) LookupFrom(pc uint64, hint *int) (Match, bool) {
+	i, n := *hint, len(t.addrs)
+	if i < 0 || i >= n || t.addrs[i] > pc {
+		if i = t.last(pc); i < 0 {
+			return Match{}, false
+		}
+		*hint = i
+		return t.match(i, pc)
 	}
-	i := lo - 1
+	// addrs[i] <= pc: double the step while the entry it reaches is at
+	// or below pc, then halve it back, keeping i the last such entry.
+	step := 1
+	for i+step < n && t.addrs[i+step] <= pc {
+		i += step
+		step *= 2
+	}
+	for step > 1 {
+		step /= 2
+		if i+step < n && t.addrs[i+step] <= pc {
+			i += step
+		}
+	}
+	*hint = i
+	return t.match(i, pc)
+}
+
+// match is Lookup's answer for pc from entry i, the last one starting at
+// or below pc.
+func (t *Table) match(i int, pc uint64) (Match, bool) {
 	e := &t.ents[i]
 	start := t.addrs[i]
 	// pc-start cannot wrap (start <= pc); LLVM's start+size <= pc can, on
