@@ -604,12 +604,73 @@ func (t *Table) LookupRange(pc uint64) (row Row, end uint64, ok bool) {
 	return t.answers(pc).find(pc)
 }
 
+// A Hint carries where a Table's last lookup landed to the next one, for
+// a caller that looks up ascending addresses (LookupRangeFrom). The zero
+// Hint is a start; any Hint is valid, a stale one or another Table's
+// included, and gives the same answers.
+type Hint struct {
+	seq, blk int // the sequence (in seqs) and block (in boff) of the last answer
+}
+
+// LookupRangeFrom is LookupRange for a caller that looks up ascending
+// addresses: a lookup at or above h's last one searches forward from it
+// in a few probes of nearby sequences and blocks, instead of searching
+// the whole table. It updates h.
+func (t *Table) LookupRangeFrom(pc uint64, h *Hint) (row Row, end uint64, ok bool) {
+	t = t.answers(pc)
+	if h == nil || t.pcSection != nil || t.addrs != nil {
+		return t.find(pc)
+	}
+	i := upperSeqFrom(t.seqs, pc, h.seq)
+	if i == len(t.seqs) || pc < t.seqs[i].Low {
+		return Row{}, 0, false
+	}
+	h.seq = i
+	return t.findIn(&t.seqs[i], pc, &h.blk)
+}
+
+// upperSeqFrom is lookupIn's upper bound over seqs (sorted by High),
+// searched forward from i when every sequence before i ends at or below
+// pc, else from the start: an exponential search, then a binary one
+// between its last two probes.
+func upperSeqFrom(seqs []Sequence, pc uint64, i int) int {
+	n := len(seqs)
+	if i < 0 || i > n || i > 0 && pc < seqs[i-1].High {
+		i = 0
+	}
+	if i == n || pc < seqs[i].High {
+		return i
+	}
+	lo, step := i, 1 // seqs[lo].High <= pc
+	for lo+step < n && seqs[lo+step].High <= pc {
+		lo += step
+		step <<= 1
+	}
+	hi := min(lo+step, n) // n, or seqs[hi].High > pc
+	for lo+1 < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if seqs[mid].High <= pc {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return hi
+}
+
 // find returns the row covering pc and the address of the row after it.
 func (t *Table) find(pc uint64) (Row, uint64, bool) {
 	s := t.lookup(pc)
 	if s == nil {
 		return Row{}, 0, false
 	}
+	return t.findIn(s, pc, nil)
+}
+
+// findIn is find in sequence s, which answers pc. blk, when not nil,
+// holds the block of the last answer, where the search of s's blocks
+// starts if it can, and is set to this answer's.
+func (t *Table) findIn(s *Sequence, pc uint64, blk *int) (Row, uint64, bool) {
 	if t.addrs != nil {
 		// upper_bound over rows [first+1, last-1) (excluding the end
 		// row), minus one.
@@ -641,7 +702,13 @@ func (t *Table) find(pc uint64) (Row, uint64, bool) {
 		return compactRowAt(&p, s.Low), s.Low + uint64(offs[j+1]), true
 	}
 	nb := (int(s.last-s.first) + rowBlock - 1) / rowBlock
-	b := int(s.blk0) + upperBound(t.boff[s.blk0:int(s.blk0)+nb], off) - 1
+	var b int
+	if blk != nil {
+		b = lastBlockFrom(t.boff[s.blk0:int(s.blk0)+nb], off, *blk-int(s.blk0)) + int(s.blk0)
+		*blk = b
+	} else {
+		b = int(s.blk0) + upperBound(t.boff[s.blk0:int(s.blk0)+nb], off) - 1
+	}
 	if t.blk[b] == droppedBlock {
 		return t.all().find(pc) // Options.Keep dropped its rows
 	}
@@ -664,6 +731,28 @@ func (t *Table) find(pc uint64) (Row, uint64, bool) {
 	}
 	// The block's last row: the next block starts above pc.
 	return compactRowAt(&p, s.Low), s.Low + uint64(t.boff[b+1]), true
+}
+
+// lastBlockFrom returns the last of a sequence's block offsets boff (in
+// ascending order, the first 0) at or below off, searched forward from i
+// when boff[i] is at or below off, else from the start.
+func lastBlockFrom(boff []uint32, off uint32, i int) int {
+	n := len(boff)
+	if i < 0 || i >= n || boff[i] > off {
+		return upperBound(boff, off) - 1
+	}
+	step := 1
+	for i+step < n && boff[i+step] <= off {
+		i += step
+		step <<= 1
+	}
+	for step > 1 {
+		step >>= 1
+		if i+step < n && boff[i+step] <= off {
+			i += step
+		}
+	}
+	return i
 }
 
 // bySection orders the sequences by section, then High, as LLVM 14 does
