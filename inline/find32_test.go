@@ -2,6 +2,7 @@ package inline
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -34,8 +35,24 @@ func TestFind32(t *testing.T) {
 		for _, pc := range []uint64{0, first - 1, first, first + 5000, ^uint64(0)} {
 			checkFind(t, &wide, &narrow, pc)
 		}
-		for range 500 {
-			checkFind(t, &wide, &narrow, base+uint64(r.IntN(5000))-100)
+		pcs := make([]uint64, 500)
+		for i := range pcs {
+			pcs[i] = base + uint64(r.IntN(5000)) - 100
+			checkFind(t, &wide, &narrow, pcs[i])
+		}
+		// find32From, walking them up with one hint, then from random
+		// ones, answers as find32.
+		slices.Sort(pcs)
+		h := 0
+		for k, pc := range pcs {
+			if k%7 == 6 {
+				h = r.IntN(len(narrow.lo32)+4) - 2
+			}
+			n1, lo1, hi1 := narrow.find32(pc)
+			n2, lo2, hi2 := narrow.find32From(pc, &h)
+			if n1 != n2 || lo1 != lo2 || hi1 != hi2 {
+				t.Fatalf("find32From(%#x): %d [%#x, %#x), find32 %d [%#x, %#x)", pc, n2, lo2, hi2, n1, lo1, hi1)
+			}
 		}
 	}
 	var m omap

@@ -92,11 +92,16 @@ func FuzzChain(f *testing.F) {
 			ix, _ := Build(d, u, nil, nil)
 			ixS, _ := Build(d, u, nil, &Options{Strings: strs})
 			same("whole", ix, ixS, pc)
+			var hint Hint
 			for i, lo := range ix.spanLo() {
 				if i == 64 {
 					break
 				}
 				same("whole", ix, ixS, lo)
+				// From a Hint, as Batch walks ascending addresses.
+				if again, _, _ = ix.AppendChainFrom(again[:0], lo, 0, &hint); !slices.Equal(frames, again) {
+					t.Fatalf("at %#x: %+v from a Hint, %+v without", lo, again, frames)
+				}
 				if len(frames) > ix.nodeCount() {
 					t.Fatalf("chain of %d frames from %d nodes", len(frames), ix.nodeCount())
 				}

@@ -786,13 +786,44 @@ func (ix *Index) AppendChain(dst []Frame, pc uint64) []Frame {
 // most limit frames, innermost first (all of them when limit <= 0): one is
 // what llvm-symbolizer --no-inlines reports.
 func (ix *Index) AppendChainRange(dst []Frame, pc uint64, limit int) (_ []Frame, lo, hi uint64) {
+	return ix.AppendChainFrom(dst, pc, limit, nil)
+}
+
+// A Hint carries where an Index's last lookup landed (in its address map
+// and in its line table) to the next one, for a caller that looks up
+// ascending addresses (AppendChainFrom). The zero Hint is a start; any
+// Hint is valid, a stale one or another Index's included, and gives the
+// same answers.
+type Hint struct {
+	lines linetable.Hint
+	span  int
+}
+
+// AppendChainFrom is AppendChainRange for a caller that looks up
+// ascending addresses: a lookup at or above h's last one searches its
+// address map and line table forward from there, in a few probes, instead
+// of searching them whole. It updates h; a nil h keeps nothing.
+func (ix *Index) AppendChainFrom(dst []Frame, pc uint64, limit int, h *Hint) (_ []Frame, lo, hi uint64) {
 	c, lo, hi := ix.chainsOf(pc)
-	n, clo, chi := c.find(pc)
+	var n int32
+	var clo, chi uint64
+	if h != nil && c != nil && c.lo32 != nil {
+		n, clo, chi = c.find32From(pc, &h.span)
+	} else {
+		n, clo, chi = c.find(pc)
+	}
 	lo, hi = max(lo, clo), min(hi, chi)
 	var loc Frame
 	located := false
 	if ix.lt != nil {
-		row, end, ok := ix.lt.LookupRange(pc)
+		var row linetable.Row
+		var end uint64
+		var ok bool
+		if h != nil {
+			row, end, ok = ix.lt.LookupRangeFrom(pc, &h.lines)
+		} else {
+			row, end, ok = ix.lt.LookupRange(pc)
+		}
 		if ok {
 			lo, hi = max(lo, row.Address), min(hi, end)
 			if name, ok := ix.file(uint64(row.File)); ok {
@@ -888,10 +919,41 @@ func (c *chains) find(pc uint64) (n int32, lo, hi uint64) {
 	return n, lo, hi
 }
 
+// find32From is find32 searching forward from span *i (any value: a
+// span above pc's, or none, means a full search), which it sets to the
+// last span starting at or below pc.
+func (c *chains) find32From(pc uint64, i *int) (n int32, lo, hi uint64) {
+	k := *i
+	if pc < c.base || k < 0 || k >= len(c.lo32) || uint64(c.lo32[k]) > pc-c.base {
+		k = c.last32(pc)
+		if k >= 0 {
+			*i = k
+		}
+		return c.answer32(k, pc-c.base)
+	}
+	rel := pc - c.base
+	step := 1
+	for k+step < len(c.lo32) && uint64(c.lo32[k+step]) <= rel {
+		k += step
+		step <<= 1
+	}
+	for step > 1 {
+		step >>= 1
+		if k+step < len(c.lo32) && uint64(c.lo32[k+step]) <= rel {
+			k += step
+		}
+	}
+	*i = k
+	return c.answer32(k, rel)
+}
+
 // find32 is find over lo32 and hi32.
 func (c *chains) find32(pc uint64) (n int32, lo, hi uint64) {
-	n = -1
-	lo, hi = 0, ^uint64(0)
+	return c.answer32(c.last32(pc), pc-c.base)
+}
+
+// last32 returns the last span starting at or below pc, or -1.
+func (c *chains) last32(pc uint64) int {
 	j, k := 0, len(c.lo32)
 	if pc < c.base {
 		k = 0 // every span starts above pc
@@ -905,7 +967,14 @@ func (c *chains) find32(pc uint64) (n int32, lo, hi uint64) {
 			k = m
 		}
 	}
-	i := j - 1
+	return j - 1
+}
+
+// answer32 is find32's answer from span i, the last starting at or below
+// pc (or -1), and rel, pc less base.
+func (c *chains) answer32(i int, rel uint64) (n int32, lo, hi uint64) {
+	n = -1
+	lo, hi = 0, ^uint64(0)
 	switch {
 	case i >= 0 && rel < uint64(c.hi32[i]):
 		n = c.node[i]

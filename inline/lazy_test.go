@@ -95,6 +95,26 @@ func TestLazyMatchesWhole(t *testing.T) {
 			for _, pc := range list {
 				check(lazy1, pc)
 			}
+			// From a Hint, walking the addresses up as Batch does, then
+			// each from a Hint left at another span: the whole-unit
+			// Index and a lazy one answer as AppendChainRange does.
+			var hw, hl Hint
+			for k, pc := range list {
+				for _, c := range []struct {
+					ix *Index
+					h  *Hint
+				}{{whole, &hw}, {lazy1, &hl}} {
+					if k%5 == 4 {
+						c.h.span = int(pc % 97)
+					}
+					var alo, ahi, blo, bhi uint64
+					a, alo, ahi = c.ix.AppendChainRange(a[:0], pc, 0)
+					b, blo, bhi = c.ix.AppendChainFrom(b[:0], pc, 0, c.h)
+					if !slices.Equal(a, b) || alo != blo || ahi != bhi {
+						t.Fatalf("%s: unit %#x at %#x: from a Hint %+v [%#x, %#x), without %+v [%#x, %#x)", path, h.Offset, pc, b, blo, bhi, a, alo, ahi)
+					}
+				}
+			}
 			for _, pc := range shuffled {
 				// The innermost frame first (--no-inlines), which names
 				// that node alone, then the chain.
