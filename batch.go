@@ -510,6 +510,7 @@ type chunkResult struct {
 	spans   []span
 	errs    []error // nil, or one per address
 	scratch []Frame // answer's copy of a shared run's frames
+	hint    hint    // fill's, from one address to the next
 }
 
 // A span is where one address's frames sit in chunkResult.frames, and the
@@ -539,6 +540,7 @@ func (c *chunkResult) fill(b *Binary, pcs []uint64) {
 	// [lo, hi) is where the previous address's answer holds too: sorted
 	// addresses that stay inside it reuse that answer without a search.
 	var lo, hi, prevPC uint64
+	c.hint = hint{}
 	for i, pc := range pcs {
 		var err error
 		if i > 0 && lo <= pc && pc < hi && (c.errs == nil || c.errs[i-1] == nil) {
@@ -551,7 +553,7 @@ func (c *chunkResult) fill(b *Binary, pcs []uint64) {
 			continue
 		}
 		start := len(c.frames)
-		c.frames, lo, hi, err = b.appendFrames(c.frames, pc)
+		c.frames, lo, hi, err = b.appendFrames(c.frames, pc, &c.hint)
 		prevPC = pc
 		if err != nil && c.errs == nil {
 			c.errs = make([]error, len(pcs))

@@ -257,7 +257,7 @@ func (o *dmObject) toImage(objAddr uint64) (uint64, bool) {
 // the range's addresses are the image's. A map without functions (a Go
 // binary's: Go's linker writes no stabs) is not present, so that the next
 // answerer (a Go binary's __gopclntab) is tried.
-func (m *debugMap) appendFrames(b *Binary, dst []Frame, pc, lo, hi uint64) ([]Frame, uint64, uint64, bool) {
+func (m *debugMap) appendFrames(b *Binary, dst []Frame, pc, lo, hi uint64, _ *hint) ([]Frame, uint64, uint64, bool) {
 	m.load()
 	if len(m.funcs) == 0 {
 		return dst, pc, pc + 1, false
@@ -279,7 +279,7 @@ func (m *debugMap) appendFrames(b *Binary, dst []Frame, pc, lo, hi uint64) ([]Fr
 	lo, hi = max(lo, f.addr), min(hi, f.addr+f.size)
 	toObj := func(a uint64) uint64 { return a - f.addr + sym.ObjAddr }
 	n := len(dst)
-	dst, olo, ohi := o.state.appendFrames(dst, toObj(pc), toObj(lo), toObj(hi), &b.opts)
+	dst, olo, ohi := o.state.appendFrames(dst, toObj(pc), toObj(lo), toObj(hi), &b.opts, nil)
 	if len(dst) == n+1 && dst[n].DWARFName == "" && !dst[n].HasStartAddress {
 		// Only the line table covers pc, not a subprogram: the
 		// alignment padding after a function, which its N_FUN size

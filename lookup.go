@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/symbolize-go/symbolize/inline"
+	"github.com/symbolize-go/symbolize/symtab"
 )
 
 var chainPool = sync.Pool{New: func() any { s := make([]inline.Frame, 0, 16); return &s }}
@@ -20,15 +21,24 @@ var chainPool = sync.Pool{New: func() any { s := make([]inline.Frame, 0, 16); re
 // intervals, O(log n + depth); no allocation when dst has room and
 // Options.Demangle is off.
 func (b *Binary) AppendFrames(dst []Frame, pc uint64) ([]Frame, error) {
-	dst, _, _, err := b.appendFrames(dst, pc)
+	dst, _, _, err := b.appendFrames(dst, pc, nil)
 	return dst, err
+}
+
+// A hint is what a caller looking up ascending addresses (a Batch chunk)
+// keeps from one lookup to the next: where in each table the last one
+// landed, so that the next search starts there (symtab.Table.LookupFrom).
+// A nil hint keeps nothing; the zero hint is a start.
+type hint struct {
+	sym int         // in the symbol table
+	inl inline.Hint // in a unit's address map and line table
 }
 
 // appendFrames is AppendFrames that also returns the range [lo, hi) around
 // pc whose answers equal pc's but for the outermost frame's SymbolOffset,
 // so that Batch can reuse them for sorted addresses. The range may be
-// [pc, pc+1).
-func (b *Binary) appendFrames(dst []Frame, pc uint64) (_ []Frame, lo, hi uint64, err error) {
+// [pc, pc+1). h, when not nil, carries the previous lookup's positions.
+func (b *Binary) appendFrames(dst []Frame, pc uint64, h *hint) (_ []Frame, lo, hi uint64, err error) {
 	if b.closed.Load() {
 		return dst, pc, pc + 1, ErrClosed
 	}
@@ -42,13 +52,13 @@ func (b *Binary) appendFrames(dst []Frame, pc uint64) (_ []Frame, lo, hi uint64,
 	if clo, chi, ok := b.codeRange(pc); ok {
 		for _, a := range b.answerers {
 			var present bool
-			if dst, lo, hi, present = a.appendFrames(b, dst, pc, clo, chi); present {
+			if dst, lo, hi, present = a.appendFrames(b, dst, pc, clo, chi, h); present {
 				break
 			}
 		}
 	}
 	if !b.opts.NoSymbolTable {
-		dst, lo, hi = b.nameOutermost(dst, n, pc, lo, hi)
+		dst, lo, hi = b.nameOutermost(dst, n, pc, lo, hi, h)
 	}
 	if len(dst) == n {
 		dst = append(dst, Frame{})
@@ -81,14 +91,15 @@ type answerer interface {
 	// information for this binary at all (a binary without DWARF), so
 	// that the next one is tried; a present answerer that knows nothing
 	// of pc appends nothing and ends the list.
-	appendFrames(b *Binary, dst []Frame, pc, lo, hi uint64) (_ []Frame, flo, fhi uint64, present bool)
+	// h, when not nil, carries the caller's previous lookup (Batch).
+	appendFrames(b *Binary, dst []Frame, pc, lo, hi uint64, h *hint) (_ []Frame, flo, fhi uint64, present bool)
 }
 
 // dwarfAnswerer answers from the binary's own module (its DWARF, its
 // separate debug file's or its dSYM's).
 type dwarfAnswerer struct{}
 
-func (dwarfAnswerer) appendFrames(b *Binary, dst []Frame, pc, lo, hi uint64) ([]Frame, uint64, uint64, bool) {
+func (dwarfAnswerer) appendFrames(b *Binary, dst []Frame, pc, lo, hi uint64, h *hint) ([]Frame, uint64, uint64, bool) {
 	if b.opts.GoPCLN == GoPCLNAlways && b.goTable() != nil {
 		return dst, pc, pc + 1, false // the Go tables answer instead
 	}
@@ -96,7 +107,7 @@ func (dwarfAnswerer) appendFrames(b *Binary, dst []Frame, pc, lo, hi uint64) ([]
 	if s == nil {
 		return dst, pc, pc + 1, false
 	}
-	dst, lo, hi = s.appendFrames(dst, pc, lo, hi, &b.opts)
+	dst, lo, hi = s.appendFrames(dst, pc, lo, hi, &b.opts, h)
 	return dst, lo, hi, true
 }
 
@@ -118,14 +129,20 @@ type naming struct {
 // Of the namers that cover an address, the one whose function starts
 // nearest below it wins, the earlier in the list on a tie.
 type namer interface {
-	naming(b *Binary, pc uint64) (naming, bool)
+	naming(b *Binary, pc uint64, h *hint) (naming, bool)
 }
 
 // symtabNamer names from the binary's symbol table.
 type symtabNamer struct{}
 
-func (symtabNamer) naming(b *Binary, pc uint64) (naming, bool) {
-	m, ok := b.symbolAt(pc)
+func (symtabNamer) naming(b *Binary, pc uint64, h *hint) (naming, bool) {
+	var m symtab.Match
+	var ok bool
+	if h != nil && !b.alone.Load() { // alone, symbolAt may scan instead
+		m, ok = b.symbols().LookupFrom(pc, &h.sym)
+	} else {
+		m, ok = b.symbolAt(pc)
+	}
 	if !ok {
 		return naming{}, false
 	}
@@ -135,11 +152,11 @@ func (symtabNamer) naming(b *Binary, pc uint64) (naming, bool) {
 // nameOutermost runs the namers over the frames dst[n:] of pc: the winning
 // naming renames the outermost frame or, when no answerer knew pc, is its
 // only frame. [lo, hi) is narrowed to where the answer still holds.
-func (b *Binary) nameOutermost(dst []Frame, n int, pc, lo, hi uint64) (_ []Frame, _, _ uint64) {
+func (b *Binary) nameOutermost(dst []Frame, n int, pc, lo, hi uint64, h *hint) (_ []Frame, _, _ uint64) {
 	var best naming
 	found := false
 	for _, nm := range b.namers {
-		if c, ok := nm.naming(b, pc); ok && (!found || c.start > best.start) {
+		if c, ok := nm.naming(b, pc, h); ok && (!found || c.start > best.start) {
 			best, found = c, true
 		}
 	}
@@ -174,8 +191,8 @@ func (b *Binary) nameOutermost(dst []Frame, n int, pc, lo, hi uint64) (_ []Frame
 // llvm-symbolizer --no-inlines summary) with the line table's location on
 // the innermost frame. pc, lo and hi are in the module's address space,
 // [lo, hi) the code range around pc; it returns the range around pc with
-// the same answer.
-func (s *dwarfModule) appendFrames(dst []Frame, pc, lo, hi uint64, o *Options) ([]Frame, uint64, uint64) {
+// the same answer. h, when not nil, carries the caller's previous lookup.
+func (s *dwarfModule) appendFrames(dst []Frame, pc, lo, hi uint64, o *Options, h *hint) ([]Frame, uint64, uint64) {
 	s.speculate(pc)
 	off, ulo, uhi, ok := s.index.LookupRange(pc)
 	if !ok {
@@ -196,7 +213,11 @@ func (s *dwarfModule) appendFrames(dst []Frame, pc, lo, hi uint64, o *Options) (
 	if !o.Inlines {
 		limit = 1
 	}
-	chain, clo, chi := us.inl.AppendChainRange((*cp)[:0], pc, limit)
+	var ih *inline.Hint
+	if h != nil {
+		ih = &h.inl
+	}
+	chain, clo, chi := us.inl.AppendChainFrom((*cp)[:0], pc, limit, ih)
 	lo, hi = max(lo, clo), min(hi, chi)
 	last := len(chain)
 	for i := 0; i < last; i++ {

@@ -140,7 +140,7 @@ func openGoTable(img *goImage) (*pclntab.Table, error) {
 // default, alone with GoPCLNAlways, never with GoPCLNNever.
 type pclnAnswerer struct{}
 
-func (pclnAnswerer) appendFrames(b *Binary, dst []Frame, pc, lo, hi uint64) ([]Frame, uint64, uint64, bool) {
+func (pclnAnswerer) appendFrames(b *Binary, dst []Frame, pc, lo, hi uint64, _ *hint) ([]Frame, uint64, uint64, bool) {
 	if b.opts.GoPCLN == GoPCLNNever {
 		return dst, pc, pc + 1, false
 	}
@@ -203,7 +203,7 @@ func (st *pclnState) dwarfPath(file string) string {
 // symbol table would: the namer of -s binaries, which have none.
 type pclnNamer struct{}
 
-func (pclnNamer) naming(b *Binary, pc uint64) (naming, bool) {
+func (pclnNamer) naming(b *Binary, pc uint64, _ *hint) (naming, bool) {
 	// With DWARF (and GoPCLNAuto) the symbol table names frames, as in
 	// llvm-symbolizer.
 	if b.opts.GoPCLN == GoPCLNNever || b.opts.GoPCLN == GoPCLNAuto && b.loadDWARF(pc) != nil {

@@ -400,7 +400,7 @@ func (fs *funcStarts) lookup(pc uint64) (start uint64, name string, ok bool) {
 // the symbol table rename it as LLVM would.
 type functionStartsNamer struct{ m *machoSource }
 
-func (n functionStartsNamer) naming(b *Binary, pc uint64) (naming, bool) {
+func (n functionStartsNamer) naming(b *Binary, pc uint64, _ *hint) (naming, bool) {
 	if !b.inCode(pc) {
 		return naming{}, false
 	}
