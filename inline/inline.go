@@ -796,7 +796,8 @@ func (ix *Index) AppendChainRange(dst []Frame, pc uint64, limit int) (_ []Frame,
 // same answers.
 type Hint struct {
 	lines linetable.Hint
-	span  int
+	span  int // in the address map
+	fn    int // in a lazy Index's functions
 }
 
 // AppendChainFrom is AppendChainRange for a caller that looks up
@@ -804,7 +805,14 @@ type Hint struct {
 // address map and line table forward from there, in a few probes, instead
 // of searching them whole. It updates h; a nil h keeps nothing.
 func (ix *Index) AppendChainFrom(dst []Frame, pc uint64, limit int, h *Hint) (_ []Frame, lo, hi uint64) {
-	c, lo, hi := ix.chainsOf(pc)
+	var fn int
+	if h != nil {
+		fn = h.fn
+	}
+	c, lo, hi := ix.chainsOf(pc, &fn)
+	if h != nil {
+		h.fn = fn
+	}
 	var n int32
 	var clo, chi uint64
 	if h != nil && c != nil && c.lo32 != nil {
@@ -874,11 +882,11 @@ func (ix *Index) AppendChainFrom(dst []Frame, pc uint64, limit int, h *Hint) (_ 
 // pc where it does: the whole unit's, or for a lazy Index the tree of the
 // function whose range holds pc (read now if it was not), or nil in a gap
 // between functions.
-func (ix *Index) chainsOf(pc uint64) (c *chains, lo, hi uint64) {
+func (ix *Index) chainsOf(pc uint64, hint *int) (c *chains, lo, hi uint64) {
 	if ix.lz == nil {
 		return &ix.chains, 0, ^uint64(0)
 	}
-	return ix.lz.chainsOf(pc)
+	return ix.lz.chainsOf(pc, hint)
 }
 
 // find returns the node answering pc in c's address map, or -1, and the

@@ -425,21 +425,43 @@ func disjoint(spans []topSpan) []topSpan {
 }
 
 // chainsOf is Index.chainsOf for a lazy Index.
-func (lz *lazyIndex) chainsOf(pc uint64) (*chains, uint64, uint64) {
+func (lz *lazyIndex) chainsOf(pc uint64, hint *int) (*chains, uint64, uint64) {
 	if lz.escaped.Load() {
 		return lz.whole(), 0, ^uint64(0)
 	}
 	top := lz.top
-	j, k := 0, len(top)
-	for j < k {
-		m := int(uint(j+k) >> 1)
-		if top[m].lo <= pc {
-			j = m + 1
-		} else {
-			k = m
+	var i int
+	if h := *hint; h >= 0 && h < len(top) && top[h].lo <= pc {
+		// Forward from the hint: the last function starting at or
+		// below pc.
+		i = h
+		step := 1
+		for i+step < len(top) && top[i+step].lo <= pc {
+			i += step
+			step <<= 1
 		}
+		for step > 1 {
+			step >>= 1
+			if i+step < len(top) && top[i+step].lo <= pc {
+				i += step
+			}
+		}
+	} else {
+		j, k := 0, len(top)
+		for j < k {
+			m := int(uint(j+k) >> 1)
+			if top[m].lo <= pc {
+				j = m + 1
+			} else {
+				k = m
+			}
+		}
+		i = j - 1
 	}
-	i := j - 1
+	if i >= 0 {
+		*hint = i
+	}
+	j := i + 1
 	if i < 0 || pc >= top[i].hi {
 		// In no function: no subroutine in the whole-unit map either.
 		lo, hi := uint64(0), ^uint64(0)

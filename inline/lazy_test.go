@@ -394,7 +394,8 @@ func TestLazyNames(t *testing.T) {
 			if a = whole.AppendChain(a[:0], c.pc); !slices.Equal(a, b) {
 				t.Fatalf("at %#x: lazy %s, whole-unit %s", c.pc, describe(b), describe(a))
 			}
-			ch, _, _ := lazy.lz.chainsOf(c.pc)
+			fn := -1
+			ch, _, _ := lazy.lz.chainsOf(c.pc, &fn)
 			if ch.nodeCount() != len(c.pending) {
 				t.Fatalf("%d nodes, want %d", ch.nodeCount(), len(c.pending))
 			}

@@ -140,7 +140,8 @@ type LocalsOptions struct {
 // it (LLVM's DWARFUnit::getSubroutineForAddress), and whether there is
 // one. Cost: one binary search.
 func (ix *Index) Subroutine(pc uint64) (uint64, bool) {
-	c, _, _ := ix.chainsOf(pc)
+	fn := -1
+	c, _, _ := ix.chainsOf(pc, &fn)
 	if n, _, _ := c.find(pc); n >= 0 {
 		return c.die(n), true
 	}
