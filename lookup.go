@@ -32,6 +32,11 @@ func (b *Binary) AppendFrames(dst []Frame, pc uint64) ([]Frame, error) {
 type hint struct {
 	sym int         // in the symbol table
 	inl inline.Hint // in a unit's address map and line table
+	// The unit of the last lookup, of module mod, and the range [ulo,
+	// uhi) where the module's index gives it.
+	mod      *dwarfModule
+	us       *unitState
+	ulo, uhi uint64
 }
 
 // appendFrames is AppendFrames that also returns the range [lo, hi) around
@@ -194,16 +199,26 @@ func (b *Binary) nameOutermost(dst []Frame, n int, pc, lo, hi uint64, h *hint) (
 // the same answer. h, when not nil, carries the caller's previous lookup.
 func (s *dwarfModule) appendFrames(dst []Frame, pc, lo, hi uint64, o *Options, h *hint) ([]Frame, uint64, uint64) {
 	s.speculate(pc)
-	off, ulo, uhi, ok := s.index.LookupRange(pc)
-	if !ok {
-		return dst, pc, pc + 1
-	}
-	lo, hi = max(lo, ulo), min(hi, uhi)
-	us, err := s.unit(off, pc)
-	if err != nil {
-		// An undecodable unit costs that unit's DWARF (the error is in
-		// Warnings, reported once): the symbol table still names pc.
-		return dst, pc, pc + 1
+	var us *unitState
+	if h != nil && h.mod == s && h.ulo <= pc && pc < h.uhi {
+		us = h.us // the last lookup's unit, built
+		lo, hi = max(lo, h.ulo), min(hi, h.uhi)
+	} else {
+		off, ulo, uhi, ok := s.index.LookupRange(pc)
+		if !ok {
+			return dst, pc, pc + 1
+		}
+		lo, hi = max(lo, ulo), min(hi, uhi)
+		var err error
+		if us, err = s.unit(off, pc); err != nil {
+			// An undecodable unit costs that unit's DWARF (the error
+			// is in Warnings, reported once): the symbol table still
+			// names pc.
+			return dst, pc, pc + 1
+		}
+		if h != nil {
+			h.mod, h.us, h.ulo, h.uhi = s, us, ulo, uhi
+		}
 	}
 	cp := chainPool.Get().(*[]inline.Frame)
 	// llvm-symbolizer 14 --no-inlines names its one frame after the
