@@ -196,6 +196,23 @@ func decodeUnit(t *testing.T, data []byte, off uint64, opts *Options) {
 			}
 		}
 	}
+	// LookupRangeFrom, walking the rows' addresses up with one Hint,
+	// answers as LookupRange.
+	var probes []uint64
+	for i, r := range rows {
+		if i > 256 {
+			break
+		}
+		probes = append(probes, r.Address-1, r.Address, r.Address+1)
+	}
+	slices.Sort(probes)
+	var hint Hint
+	for _, pc := range probes {
+		r1, e1, ok1 := tab.LookupRange(pc)
+		if r2, e2, ok2 := tab.LookupRangeFrom(pc, &hint); r1 != r2 || e1 != e2 || ok1 != ok2 {
+			t.Fatalf("LookupRangeFrom(%#x): %+v %#x %v, LookupRange %+v %#x %v", pc, r2, e2, ok2, r1, e1, ok1)
+		}
+	}
 }
 
 // assembledSeeds are small units for every version and format, with and
