@@ -1,8 +1,8 @@
 // Package inflate decompresses DEFLATE [RFC1951] and zlib [RFC1950]
 // streams held entirely in memory, about three times as fast as
-// compress/flate and taking 1.04-1.17x libdeflate's CPU time (C, with
-// BMI2) on libradosgw's .debug_info on amd64 with BMI2 (1.1-1.25x with
-// the Go loop alone).
+// compress/flate and taking about libdeflate's CPU time (C, with
+// BMI2) on libradosgw's .debug_info on amd64 with BMI2 (0.93-1.09x over
+// four rounds; 1.1-1.25x with the Go loop alone).
 //
 // The speed comes from decoding straight into the caller's buffer: with
 // [Decoder.DecodeTo] the output produced so far is the LZ77 window, so
