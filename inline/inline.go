@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"io"
+	"math"
 	"math/bits"
 	"slices"
 	"sync/atomic"
@@ -11,6 +12,7 @@ import (
 	"github.com/symbolize-go/symbolize/internal/buf"
 	"github.com/symbolize-go/symbolize/internal/dw"
 	"github.com/symbolize-go/symbolize/internal/dwinfo"
+	"github.com/symbolize-go/symbolize/internal/sorted"
 	"github.com/symbolize-go/symbolize/linetable"
 )
 
@@ -940,16 +942,10 @@ func (c *chains) find32From(pc uint64, i *int) (n int32, lo, hi uint64) {
 		return c.answer32(k, pc-c.base)
 	}
 	rel := pc - c.base
-	step := 1
-	for k+step < len(c.lo32) && uint64(c.lo32[k+step]) <= rel {
-		k += step
-		step <<= 1
-	}
-	for step > 1 {
-		step >>= 1
-		if k+step < len(c.lo32) && uint64(c.lo32[k+step]) <= rel {
-			k += step
-		}
+	if rel > math.MaxUint32 {
+		k = len(c.lo32) - 1 // every span starts at or below pc
+	} else {
+		k = sorted.LastFrom(c.lo32, uint32(rel), k)
 	}
 	*i = k
 	return c.answer32(k, rel)

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/symbolize-go/symbolize/internal/buf"
+	"github.com/symbolize-go/symbolize/internal/sorted"
 )
 
 // Table is the lookup structure of one line-number program: its valid
@@ -737,22 +738,10 @@ func (t *Table) findIn(s *Sequence, pc uint64, blk *int) (Row, uint64, bool) {
 // ascending order, the first 0) at or below off, searched forward from i
 // when boff[i] is at or below off, else from the start.
 func lastBlockFrom(boff []uint32, off uint32, i int) int {
-	n := len(boff)
-	if i < 0 || i >= n || boff[i] > off {
+	if i < 0 || i >= len(boff) || boff[i] > off {
 		return upperBound(boff, off) - 1
 	}
-	step := 1
-	for i+step < n && boff[i+step] <= off {
-		i += step
-		step <<= 1
-	}
-	for step > 1 {
-		step >>= 1
-		if i+step < n && boff[i+step] <= off {
-			i += step
-		}
-	}
-	return i
+	return sorted.LastFrom(boff, off, i)
 }
 
 // bySection orders the sequences by section, then High, as LLVM 14 does

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 	"strconv"
+
+	"github.com/symbolize-go/symbolize/internal/sorted"
 )
 
 // Table is an address map of symbols: one symbol per distinct start
@@ -194,19 +196,7 @@ func (t *Table) LookupFrom(pc uint64, hint *int) (Match, bool) {
 		*hint = i
 		return t.match(i, pc)
 	}
-	// addrs[i] <= pc: double the step while the entry it reaches is at
-	// or below pc, then halve it back, keeping i the last such entry.
-	step := 1
-	for i+step < n && t.addrs[i+step] <= pc {
-		i += step
-		step *= 2
-	}
-	for step > 1 {
-		step /= 2
-		if i+step < n && t.addrs[i+step] <= pc {
-			i += step
-		}
-	}
+	i = sorted.LastFrom(t.addrs, pc, i)
 	*hint = i
 	return t.match(i, pc)
 }
