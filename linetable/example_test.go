@@ -103,6 +103,30 @@ func ExampleTable_Lookup() {
 	// 0x1010: not found
 }
 
+// Sorted addresses looked up with one Hint: each search goes forward from
+// where the last one landed. The answers are LookupRange's.
+func ExampleTable_LookupRangeFrom() {
+	data, opts := exampleSection()
+	t, err := linetable.NewTable(data, 0, opts)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var h linetable.Hint
+	for _, pc := range []uint64{0x1000, 0x1003, 0x1007, 0x1010} {
+		if row, end, ok := t.LookupRangeFrom(pc, &h); ok {
+			fmt.Printf("%#x: line %d, to %#x\n", pc, row.Line, end)
+		} else {
+			fmt.Printf("%#x: not found\n", pc)
+		}
+	}
+	// Output:
+	// 0x1000: line 10, to 0x1004
+	// 0x1003: line 10, to 0x1004
+	// 0x1007: line 11, to 0x1010
+	// 0x1010: not found
+}
+
 // Symbolize one address: the Table keeps only the sequence that holds it,
 // and would build the whole Table if asked for another.
 func ExampleNewTableFor() {

@@ -31,6 +31,30 @@ func ExampleTable_Lookup() {
 	// 0x4042: table+0x2 = table
 }
 
+// Ascending addresses (a profile's samples, sorted) looked up with one
+// hint: each search goes forward from where the last one landed.
+func ExampleTable_LookupFrom() {
+	tab := symtab.New([]symtab.Symbol{
+		{Name: "a", Addr: 0x1000, Size: 0x10, Kind: symtab.KindFunc, Defined: true},
+		{Name: "b", Addr: 0x1010, Size: 0x30, Kind: symtab.KindFunc, Defined: true},
+		{Name: "c", Addr: 0x1040, Size: 0x08, Kind: symtab.KindFunc, Defined: true},
+	})
+	hint := 0
+	for _, pc := range []uint64{0x1004, 0x1012, 0x1030, 0x1044, 0x1050} {
+		if m, ok := tab.LookupFrom(pc, &hint); ok {
+			fmt.Printf("%#x: %s\n", pc, m)
+		} else {
+			fmt.Printf("%#x: ??\n", pc)
+		}
+	}
+	// Output:
+	// 0x1004: a+0x4
+	// 0x1012: b+0x2
+	// 0x1030: b+0x20
+	// 0x1044: c+0x4
+	// 0x1050: ??
+}
+
 func ExampleDemangle() {
 	for _, name := range []string{"_ZL6cloneeii.constprop.0", "_ZNSt6vectorIiSaIiEE9push_backERKi", "_RNvCs1234_7mycrate3foo", "main"} {
 		fmt.Println(symtab.Demangle(name, symtab.StyleLLVM))
