@@ -527,7 +527,7 @@ func (c *chunkResult) reset() {
 	clear(c.frames) // drop string references
 	clear(c.scratch)
 	c.frames, c.spans, c.errs, c.scratch = c.frames[:0], c.spans[:0], nil, c.scratch[:0]
-	c.hint = hint{} // nor hold on to a Binary's unit
+	c.hint.reset() // nor hold on to a Binary's unit
 }
 
 func (c *chunkResult) fill(b *Binary, pcs []uint64) {
@@ -541,7 +541,7 @@ func (c *chunkResult) fill(b *Binary, pcs []uint64) {
 	// [lo, hi) is where the previous address's answer holds too: sorted
 	// addresses that stay inside it reuse that answer without a search.
 	var lo, hi, prevPC uint64
-	c.hint = hint{} // another Binary's, or stale
+	c.hint.reset() // another Binary's, or stale
 	for i, pc := range pcs {
 		var err error
 		if i > 0 && lo <= pc && pc < hi && (c.errs == nil || c.errs[i-1] == nil) {

@@ -37,6 +37,15 @@ type hint struct {
 	mod      *dwarfModule
 	us       *unitState
 	ulo, uhi uint64
+	chain    []inline.Frame // the inline chain's buffer
+}
+
+// reset makes h a start, keeping the chain buffer's room but none of the
+// strings it held.
+func (h *hint) reset() {
+	ch := h.chain[:cap(h.chain)]
+	clear(ch)
+	*h = hint{chain: ch[:0]}
 }
 
 // appendFrames is AppendFrames that also returns the range [lo, hi) around
@@ -220,7 +229,14 @@ func (s *dwarfModule) appendFrames(dst []Frame, pc, lo, hi uint64, o *Options, h
 			h.mod, h.us, h.ulo, h.uhi = s, us, ulo, uhi
 		}
 	}
-	cp := chainPool.Get().(*[]inline.Frame)
+	// The chain's buffer: the caller's (a chunk's), else one from the
+	// pool.
+	var cp *[]inline.Frame
+	if h != nil {
+		cp = &h.chain
+	} else {
+		cp = chainPool.Get().(*[]inline.Frame)
+	}
 	// llvm-symbolizer 14 --no-inlines names its one frame after the
 	// innermost DIE (the symbol table then renames it when asked for
 	// linkage names) and takes its declaration line and low_pc.
@@ -258,7 +274,9 @@ func (s *dwarfModule) appendFrames(dst []Frame, pc, lo, hi uint64, o *Options, h
 		dst = append(dst, f)
 	}
 	*cp = chain[:0]
-	chainPool.Put(cp)
+	if h == nil {
+		chainPool.Put(cp)
+	}
 	return dst, lo, hi
 }
 
