@@ -66,6 +66,19 @@ func checkKeep(t *testing.T, data []byte, off uint64, opts *Options, keep, probe
 	if again > 1 || (again == 1) != kept {
 		t.Fatalf("unit %#x: Again called %d times, rows dropped %v", off, again, kept)
 	}
+	// Another such Table, walked up with one Hint (as a sparse batch's
+	// chunk walks it): the kept addresses, then every probe.
+	tab2, _ := NewTable(slices.Clone(data), off, &o)
+	var h Hint
+	for _, list := range [][]uint64{keep, slices.Sorted(slices.Values(probes))} {
+		for _, pc := range list {
+			r1, e1, ok1 := tab2.LookupRangeFrom(pc, &h)
+			r2, e2, ok2 := whole.LookupRange(pc)
+			if r1 != r2 || e1 != e2 || ok1 != ok2 {
+				t.Fatalf("unit %#x: LookupRangeFrom(%#x) = %+v %#x %v, without Keep LookupRange %+v %#x %v", off, pc, r1, e1, ok1, r2, e2, ok2)
+			}
+		}
+	}
 	return kept
 }
 

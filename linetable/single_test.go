@@ -46,6 +46,23 @@ func checkTableFor(t *testing.T, data []byte, off uint64, opts *Options, pcs []u
 			t.Fatalf("unit %#x, table for %#x: %d rows, NewTable %d, or other sequences", off, pc, tab.Len(), whole.Len())
 		}
 	}
+	// A Table for the first address, walked up with one Hint: its own
+	// sequence, then the others (from the whole Table it builds).
+	if len(pcs) == 0 {
+		return
+	}
+	tab, _ := NewTableFor(data, off, opts, pcs[0])
+	if tab == nil {
+		return
+	}
+	var h Hint
+	for _, q := range slices.Sorted(slices.Values(pcs)) {
+		r1, e1, ok1 := tab.LookupRangeFrom(q, &h)
+		r2, e2, ok2 := whole.LookupRange(q)
+		if r1 != r2 || e1 != e2 || ok1 != ok2 {
+			t.Fatalf("unit %#x, table for %#x: LookupRangeFrom(%#x) = %+v %#x %v, NewTable's LookupRange %+v %#x %v", off, pcs[0], q, r1, e1, ok1, r2, e2, ok2)
+		}
+	}
 }
 
 // TestTableForFixtures: on every unit of every fixture, for row addresses,
