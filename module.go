@@ -165,6 +165,18 @@ func loadModule(src sectionSource, pc uint64, bulk bool, warns *warnList) *dwarf
 		}
 		wg.Go(func() { out[i], errs[i] = src.dwarfSection(name) })
 	}
+	if bulk {
+		// A bulk batch inflates .debug_info and .debug_line whole
+		// (readAhead) before its first lookup can start: along with
+		// the other sections, not after them, so that no core waits
+		// while one of them (libradosgw's 44 MB .debug_str) inflates
+		// alone.
+		for _, i := range []int{secInfo, secLine} {
+			if l := lazy[i]; l != nil && l.Fetch != nil {
+				wg.Go(func() { l.UpTo(l.Size) })
+			}
+		}
+	}
 	wg.Wait()
 	// A section that does not decode (a bad compression header, an
 	// unknown compression type, a corrupt stream) costs that section
