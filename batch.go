@@ -511,6 +511,9 @@ type chunkResult struct {
 	errs    []error // nil, or one per address
 	scratch []Frame // answer's copy of a shared run's frames
 	hint    hint    // fill's, from one address to the next
+	// deferred are the addresses fill answers last (their unit was
+	// being built by another chunk when it reached them).
+	deferred []int32
 }
 
 // A span is where one address's frames sit in chunkResult.frames, and the
@@ -538,36 +541,72 @@ func (c *chunkResult) fill(b *Binary, pcs []uint64) {
 		c.frames = make([]Frame, 0, want+want/8)
 	}
 	defer func() { b.chunkFrames.Store(int64(len(c.frames)) * batchChunk / int64(len(pcs)+1)) }()
-	// [lo, hi) is where the previous address's answer holds too: sorted
-	// addresses that stay inside it reuse that answer without a search.
-	var lo, hi, prevPC uint64
+	c.spans = slices.Grow(c.spans[:0], len(pcs))[:len(pcs)]
 	c.hint.reset() // another Binary's, or stale
+	st := fillState{prev: -1}
+	// An address whose unit another chunk is building waits until the
+	// end of the chunk, rather than this worker waiting for that one:
+	// the two workers of a window otherwise meet in the unit where their
+	// chunks join, or in a big one.
+	s := b.loaded.Load()
+	c.deferred = c.deferred[:0]
 	for i, pc := range pcs {
-		var err error
-		if i > 0 && lo <= pc && pc < hi && (c.errs == nil || c.errs[i-1] == nil) {
-			sp := c.spans[i-1]
-			if sp.end > sp.start && c.frames[sp.end-1].SymbolName != "" {
-				sp.off += pc - prevPC
-			}
-			c.spans = append(c.spans, sp)
-			prevPC = pc
+		reuse := st.prev == i-1 && st.holds(pc)
+		if !reuse && (s != nil && s.busy(pc, &c.hint) || testHookBusy != nil && testHookBusy(pc)) {
+			c.deferred = append(c.deferred, int32(i))
 			continue
 		}
-		start := len(c.frames)
-		c.frames, lo, hi, err = b.appendFrames(c.frames, pc, &c.hint)
-		prevPC = pc
-		if err != nil && c.errs == nil {
-			c.errs = make([]error, len(pcs))
-		}
-		if c.errs != nil {
-			c.errs[i] = err
-		}
-		sp := span{start: int32(start), end: int32(len(c.frames))}
-		if sp.end > sp.start {
-			sp.off = c.frames[sp.end-1].SymbolOffset
-		}
-		c.spans = append(c.spans, sp)
+		c.one(b, pcs, i, &st)
 	}
+	for _, i := range c.deferred {
+		c.one(b, pcs, int(i), &st)
+	}
+}
+
+// testHookBusy, when set (by tests), makes fill defer the addresses it
+// reports, as if their units were being built elsewhere.
+var testHookBusy func(pc uint64) bool
+
+// fillState is where fill stands: the address answered last (prev), and
+// [lo, hi), where its answer holds too.
+type fillState struct {
+	lo, hi, prevPC uint64
+	prev           int
+}
+
+// holds reports whether pc is in the range of the last answer.
+func (st *fillState) holds(pc uint64) bool { return st.lo <= pc && pc < st.hi }
+
+// one answers the chunk's i-th address. Sorted addresses that stay inside
+// the range of the answer of the address before them (i-1, answered just
+// before) reuse it without a search: an answer shared is shared by
+// neighbours only, as answer expects.
+func (c *chunkResult) one(b *Binary, pcs []uint64, i int, st *fillState) {
+	pc := pcs[i]
+	if st.prev == i-1 && i > 0 && st.holds(pc) && (c.errs == nil || c.errs[i-1] == nil) {
+		sp := c.spans[i-1]
+		if sp.end > sp.start && c.frames[sp.end-1].SymbolName != "" {
+			sp.off += pc - st.prevPC
+		}
+		c.spans[i] = sp
+		st.prevPC, st.prev = pc, i
+		return
+	}
+	var err error
+	start := len(c.frames)
+	c.frames, st.lo, st.hi, err = b.appendFrames(c.frames, pc, &c.hint)
+	st.prevPC, st.prev = pc, i
+	if err != nil && c.errs == nil {
+		c.errs = make([]error, len(pcs))
+	}
+	if c.errs != nil {
+		c.errs[i] = err
+	}
+	sp := span{start: int32(start), end: int32(len(c.frames))}
+	if sp.end > sp.start {
+		sp.off = c.frames[sp.end-1].SymbolOffset
+	}
+	c.spans[i] = sp
 }
 
 // answer returns the frames and error of the chunk's i-th address. The

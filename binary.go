@@ -26,6 +26,9 @@ type Binary struct {
 
 	dwarfOnce sync.Once
 	dwarf     *dwarfModule // nil when the file has no usable DWARF
+	// loaded is dwarf once loadDWARF has set it up, for readers that
+	// must not load it (Batch's chunks deciding what to defer).
+	loaded atomic.Pointer[dwarfModule]
 	// bulk is set by a batch of many addresses before it loads the
 	// DWARF: the lazy sections are then inflated whole (batch.go).
 	bulk atomic.Bool
@@ -159,6 +162,7 @@ func (b *Binary) loadDWARF(pc uint64) *dwarfModule {
 			b.dwarf.handBack = b.handBack
 			b.dwarf.split = b.newSplitter(b.dwarf)
 			b.attachSup(b.dwarf) // module_sup.go
+			b.loaded.Store(b.dwarf)
 		}
 	})
 	return b.dwarf

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -514,5 +515,58 @@ func TestBatchSizes(t *testing.T) {
 			}
 			b.Close()
 		}
+	}
+}
+
+// TestBatchDeferred: a chunk answers the addresses whose unit another
+// chunk is building after the others (here every address fill is told
+// is busy: a third of them, in runs), and every answer is as the lookups
+// one by one give it, the symbol offsets of answers shared by
+// neighbours included.
+func TestBatchDeferred(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		busy func(off uint64) bool // of pc - start
+	}{
+		{"cpp-gcc-O3", func(off uint64) bool { return off/16%3 == 1 }}, // runs
+		{"go-trimpath", func(off uint64) bool { return off/16%3 == 1 }},
+		{"cpp-gcc-O3", func(off uint64) bool { return off%3 == 1 }}, // single addresses within runs
+	} {
+		name := c.name
+		t.Run(name, func(t *testing.T) {
+			b, err := NewBytes(fixture(t, name), &Options{Inlines: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := b.code[0][0]
+			var pcs []uint64
+			for pc := start; pc < start+6000; pc += 3 {
+				pcs = append(pcs, pc, pc+1)
+			}
+			var deferred atomic.Int64
+			testHookBusy = func(pc uint64) bool {
+				if c.busy(pc - start) {
+					deferred.Add(1)
+					return true
+				}
+				return false
+			}
+			defer func() { testHookBusy = nil }()
+			var got [][]Frame
+			var errs []error
+			for _, a := range b.Batch(context.Background(), pcs) {
+				got, errs = append(got, slices.Clone(a.Frames)), append(errs, a.Err)
+			}
+			testHookBusy = nil
+			if deferred.Load() == 0 {
+				t.Fatal("no address deferred")
+			}
+			for i, pc := range pcs {
+				want, werr := b.AppendFrames(nil, pc)
+				if errs[i] != nil || werr != nil || !slices.Equal(got[i], want) {
+					t.Fatalf("%#x: Batch %v %v, AppendFrames %v %v", pc, got[i], errs[i], want, werr)
+				}
+			}
+		})
 	}
 }

@@ -266,6 +266,10 @@ type unitState struct {
 	inlOnce sync.Once
 	inl     *inline.Index
 	inlErr  error
+	// building is 1 while a goroutine builds inl (in inlOnce), 2 once
+	// it is built: a batch's chunk defers its addresses in a unit
+	// another chunk is building (dwarfModule.busy).
+	building atomic.Int32
 	// split is the split unit whose DIEs inl was built from, for a
 	// skeleton unit whose split unit was found (split.go); nil otherwise.
 	split *splitUnit
@@ -339,12 +343,30 @@ func (s *dwarfModule) unit(off, pc uint64) (*unitState, error) {
 		return nil, err
 	}
 	us.inlOnce.Do(func() {
+		us.building.Store(1)
 		s.buildIndex(us, pc, s.lineTableOf, true)
+		us.building.Store(2)
 		if s.evict != nil {
 			s.evict()
 		}
 	})
 	return us, nil
+}
+
+// busy reports whether the unit of pc is being built by another goroutine
+// (a lookup there would wait for it), judging from what is built: the
+// unit of h's last lookup is built, and an address the index cannot place
+// without building its units tier counts as not busy.
+func (s *dwarfModule) busy(pc uint64, h *hint) bool {
+	if h.mod == s && h.ulo <= pc && pc < h.uhi {
+		return false
+	}
+	off, ok := s.index.LookupBuilt(pc)
+	if !ok {
+		return false
+	}
+	v, ok := s.units.Load(off)
+	return ok && v.(*unitState).building.Load() == 1
 }
 
 // buildIndex builds us's inline index, and its line table beside the

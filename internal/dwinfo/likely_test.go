@@ -39,6 +39,35 @@ func TestLikelyMatchesLookup(t *testing.T) {
 	t.Logf("%d addresses guessed", guessed)
 }
 
+// TestLookupBuilt: on a fresh Index, LookupBuilt answers where the aranges
+// tier does and nowhere else, building nothing; once the units tier is
+// built, it answers as Lookup everywhere.
+func TestLookupBuilt(t *testing.T) {
+	answered, waited := 0, 0
+	eachTierPC(t, false, func(p string, s Sections, _ *Index, pc uint64) {
+		ix := NewIndex(New(s, nil))
+		u, ok := ix.LookupBuilt(pc)
+		if ix.built.Load() {
+			t.Fatalf("%s: LookupBuilt(%#x) built the units tier", p, pc)
+		}
+		if r, inAranges := findRange(ix.aranges, pc); ok != inAranges || ok && u != r.unit {
+			t.Fatalf("%s: LookupBuilt(%#x) = %#x %v before the units tier, the aranges %+v %v", p, pc, u, ok, r, inAranges)
+		}
+		if !ok {
+			waited++
+		}
+		want, wok := ix.Lookup(pc)
+		ix.BuildAll()
+		if u, ok := ix.LookupBuilt(pc); u != want || ok != wok {
+			t.Fatalf("%s: LookupBuilt(%#x) = %#x %v, Lookup %#x %v", p, pc, u, ok, want, wok)
+		}
+		answered++
+	})
+	if answered == 0 || waited == 0 {
+		t.Fatalf("%d addresses, %d of them not answered before the units tier", answered, waited)
+	}
+}
+
 // TestDecideMatchesTier: after Decide(pc), LookupRange(pc) gives the units
 // tier's answer, whether Decide found it in its one pass (the tier left
 // unbuilt) or built the tier (several units' ranges hold pc); at the ends
