@@ -233,7 +233,7 @@ func (b *Binary) prepare(pc uint64, n int, sorted func() []uint64) {
 // their rows, rather than those of addresses no longer asked for, which
 // would have the table built twice.
 func (b *Binary) endBatch() {
-	if s := b.dwarf; s != nil {
+	if s := b.loaded.Load(); s != nil {
 		s.keep.Store(nil)
 	}
 }
@@ -460,22 +460,14 @@ const readAheadMin = 2 * batchChunk
 var bulkMinInfo uint64 = 1 << 20
 
 // readAhead inflates the lazy sections to their ends. A module loaded for
-// a bulk batch has not started them: each inflates whole, on all cores
-// (elfx inflates a whole section so), the two at once. Otherwise they
-// inflate a step at a time, so that lookups needing bytes are not held up
-// behind the whole section, and stop when closed is set.
+// a bulk batch has them whole already (loadModule inflates each on all
+// cores, as elfx inflates a whole section): .debug_line is then set up
+// to be given back. Otherwise they inflate a step at a time, so that
+// lookups needing bytes are not held up behind the whole section, and
+// stop when closed is set.
 func (s *dwarfModule) readAhead(closed *atomic.Bool) {
 	if s.bulk {
-		s.aheadOnce.Do(func() {
-			var wg sync.WaitGroup
-			for _, l := range []*buf.Lazy{s.line, s.info} {
-				if l != nil && l.Fetch != nil {
-					wg.Go(func() { l.UpTo(l.Size) })
-				}
-			}
-			wg.Wait()
-			s.prepareLineRelease()
-		})
+		s.aheadOnce.Do(s.prepareLineRelease)
 		return
 	}
 	s.aheadOnce.Do(func() {

@@ -56,8 +56,8 @@ type dwarfModule struct {
 	againOnce sync.Once
 	again     *buf.Lazy
 	againErr  error
-	// bulk: loaded for a bulk batch, its lazy sections not started, for
-	// readAhead to inflate whole.
+	// bulk: loaded for a bulk batch, its lazy sections inflated whole
+	// by loadModule.
 	bulk  bool
 	warns *warnList
 	// evict, when set, takes the pages of the module's mapped files out
@@ -125,10 +125,11 @@ type sectionSource interface {
 // cores at a time, and builds the address index's first tier; it returns
 // nil when src has no .debug_info. pc is the first address looked up:
 // while the other sections inflate, the unit that covers it (by
-// .debug_aranges) is made available too, unless bulk: a bulk batch's
-// readAhead inflates .debug_info and .debug_line whole, from the start, on
-// all cores, and a prefix inflated first would keep them serial. A section
-// that does not decode costs that section alone, its error going to warns.
+// .debug_aranges) is made available too, unless bulk: for a bulk batch
+// .debug_info and .debug_line inflate whole, from the start, on all
+// cores, beside the other sections (a prefix inflated first would keep
+// them serial). A section that does not decode costs that section alone,
+// its error going to warns.
 func loadModule(src sectionSource, pc uint64, bulk bool, warns *warnList) *dwarfModule {
 	names := &dwarfSections
 	var out [len(names)][]byte
@@ -166,11 +167,10 @@ func loadModule(src sectionSource, pc uint64, bulk bool, warns *warnList) *dwarf
 		wg.Go(func() { out[i], errs[i] = src.dwarfSection(name) })
 	}
 	if bulk {
-		// A bulk batch inflates .debug_info and .debug_line whole
-		// (readAhead) before its first lookup can start: along with
-		// the other sections, not after them, so that no core waits
-		// while one of them (libradosgw's 44 MB .debug_str) inflates
-		// alone.
+		// A bulk batch needs .debug_info and .debug_line whole before
+		// its first lookup can start: they inflate along with the
+		// other sections, not after them, so that no core waits while
+		// one of them (libradosgw's 44 MB .debug_str) inflates alone.
 		for _, i := range []int{secInfo, secLine} {
 			if l := lazy[i]; l != nil && l.Fetch != nil {
 				wg.Go(func() { l.UpTo(l.Size) })
