@@ -111,6 +111,10 @@
 // On standard input the tool works as a co-process: every answer is written
 // before the tool waits for more input, while requests that have already
 // arrived are answered together and flushed with one write.
+//
+// Unless $GOGC is set, the garbage collector lets the heap grow by at least
+// 16 MB between collections (see gcHeadroom), and by the default 100% once
+// more than that is live.
 package main
 
 import (
@@ -125,6 +129,7 @@ import (
 )
 
 func main() {
+	paceGC()
 	os.Exit(runAs(os.Args[0], os.LookupEnv, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
