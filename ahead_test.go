@@ -8,6 +8,8 @@ import (
 	"errors"
 	"path/filepath"
 	"reflect"
+	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/symbolize-go/symbolize"
@@ -158,4 +160,37 @@ func hasSection(warns []error, section string) bool {
 		}
 	}
 	return false
+}
+
+// TestSymbolsAheadOfInfo: a bulk batch over a compressed .debug_info
+// starts the symbol table once the other sections are in, while
+// .debug_info inflates (loadModule's spare core), before any lookup, and
+// answers as one address at a time does.
+func TestSymbolsAheadOfInfo(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	for _, fixture := range []string{"c-gcc-O2-gz-zlib", "c-gcc-O2-zstd"} {
+		path := filepath.Join("testdata/elf", fixture)
+		addrs := sampleAddrs(t, path)
+		// A bulk batch: readAheadMin (4,096) addresses or more.
+		pcs := slices.Repeat(addrs, 4096/len(addrs)+1)
+		b, err := symbolize.Open(path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, err := symbolize.Open(path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, a := range b.Batch(context.Background(), pcs) {
+			want, err := ref.AppendFrames(nil, pcs[i])
+			if !reflect.DeepEqual(a.Frames, want) || !reflect.DeepEqual(a.Err, err) {
+				t.Fatalf("%s: %#x: batch answered %v, %v; one at a time %v, %v", fixture, pcs[i], a.Frames, a.Err, want, err)
+			}
+		}
+		if !symbolize.SymbolsStartedAheadForTest(b) {
+			t.Errorf("%s: the symbol table was not started ahead", fixture)
+		}
+		b.Close()
+		ref.Close()
+	}
 }

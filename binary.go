@@ -155,7 +155,9 @@ func (b *Binary) Close() error {
 // up; nil when there is none.
 func (b *Binary) loadDWARF(pc uint64) *dwarfModule {
 	b.dwarfOnce.Do(func() {
-		b.dwarf = loadModule(b.src, pc, b.bulk.Load(), &b.warns)
+		// A bulk batch's lookups name every frame from the symbol
+		// table: it is built while .debug_info inflates alone.
+		b.dwarf = loadModule(b.src, pc, b.bulk.Load(), &b.warns, func() { b.symbolsAhead(nil, pc) })
 		if b.dwarf != nil {
 			b.dwarf.ahead = b.symbolsAhead
 			b.dwarf.evict = b.evict

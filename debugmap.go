@@ -225,7 +225,7 @@ func (o *dmObject) open(m *debugMap, b *Binary) error {
 	// section-relative values (relocations against sections, r_extern
 	// 0), so the bytes already hold object addresses and no relocation
 	// needs applying.
-	o.state = loadModule(&machoSource{bin: obj}, 0, false, &b.warns)
+	o.state = loadModule(&machoSource{bin: obj}, 0, false, &b.warns, nil)
 	var uuid []byte
 	if obj.HasUUID {
 		uuid = obj.UUID[:]

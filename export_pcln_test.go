@@ -38,3 +38,7 @@ func SetSymbolScanForTest(on bool) (restore func()) {
 // SymbolScansForTest returns how many lookups have been answered by the
 // one-pass symbol-table lookup so far, by every binary.
 func SymbolScansForTest() int64 { return symbolScans.Load() }
+
+// SymbolsStartedAheadForTest reports whether b's symbol table was started
+// ahead of its first use (symbolsAhead).
+func SymbolsStartedAheadForTest(b *Binary) bool { return b.symReady != nil }

@@ -128,9 +128,12 @@ type sectionSource interface {
 // .debug_aranges) is made available too, unless bulk: for a bulk batch
 // .debug_info and .debug_line inflate whole, from the start, on all
 // cores, beside the other sections (a prefix inflated first would keep
-// them serial). A section that does not decode costs that section alone,
-// its error going to warns.
-func loadModule(src sectionSource, pc uint64, bulk bool, warns *warnList) *dwarfModule {
+// them serial); spare, when not nil, is called once every section but
+// .debug_info is in, while .debug_info still inflates on one core (on
+// cmd/go, 10 ms with the other core idle), so that it can start what the
+// lookups will need next. A section that does not decode costs that
+// section alone, its error going to warns.
+func loadModule(src sectionSource, pc uint64, bulk bool, warns *warnList, spare func()) *dwarfModule {
 	names := &dwarfSections
 	var out [len(names)][]byte
 	var errs [len(names)]error
@@ -145,7 +148,9 @@ func loadModule(src sectionSource, pc uint64, bulk bool, warns *warnList) *dwarf
 			lazy[i] = ls.lazySection(names[i])
 		}
 	}
-	var wg sync.WaitGroup
+	// wg waits for every section, others for all but a bulk batch's
+	// .debug_info, which inflates last, alone.
+	var wg, others sync.WaitGroup
 	// The aranges are small: read them first, build the index's first
 	// tier from them alongside the other sections, and, when .debug_info
 	// is lazy, inflate it through pc's unit alongside the rest too.
@@ -158,25 +163,36 @@ func loadModule(src sectionSource, pc uint64, bulk bool, warns *warnList) *dwarf
 				wg.Go(func() { lazy[secInfo].Unit(off) })
 			}
 		}
-		wg.Go(func() { arIndex = dwinfo.NewIndex(aranges) })
+		others.Go(func() { arIndex = dwinfo.NewIndex(aranges) })
 	}
 	for i, name := range names {
 		if lazy[i] != nil || out[i] != nil || i == secAranges {
 			continue
 		}
-		wg.Go(func() { out[i], errs[i] = src.dwarfSection(name) })
+		others.Go(func() { out[i], errs[i] = src.dwarfSection(name) })
 	}
 	if bulk {
 		// A bulk batch needs .debug_info and .debug_line whole before
 		// its first lookup can start: they inflate along with the
 		// other sections, not after them, so that no core waits while
 		// one of them (libradosgw's 44 MB .debug_str) inflates alone.
-		for _, i := range []int{secInfo, secLine} {
-			if l := lazy[i]; l != nil && l.Fetch != nil {
-				wg.Go(func() { l.UpTo(l.Size) })
+		if l := lazy[secLine]; l != nil && l.Fetch != nil {
+			others.Go(func() { l.UpTo(l.Size) })
+		}
+		if l := lazy[secInfo]; l != nil && l.Fetch != nil {
+			wg.Go(func() { l.UpTo(l.Size) })
+			if spare != nil {
+				// Once the other sections are in, .debug_info
+				// inflates on one core alone (cmd/go's for 10 ms):
+				// spare has the other.
+				wg.Go(func() {
+					others.Wait()
+					spare()
+				})
 			}
 		}
 	}
+	others.Wait()
 	wg.Wait()
 	// A section that does not decode (a bad compression header, an
 	// unknown compression type, a corrupt stream) costs that section

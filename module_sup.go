@@ -167,7 +167,7 @@ func (b *Binary) loadSup(e *elfSource, sp *supplementary) *dwinfo.Data {
 		}
 		return fail("", &fs.PathError{Op: "open", Path: p, Err: fs.ErrNotExist})
 	}
-	m := loadModule(&elfSource{bin: sf}, 0, false, &b.warns)
+	m := loadModule(&elfSource{bin: sf}, 0, false, &b.warns, nil)
 	if m == nil {
 		sf.Close()
 		return fail(lf.Path, errors.New("no .debug_info"))
