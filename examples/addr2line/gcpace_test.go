@@ -15,11 +15,11 @@ func TestGCPercent(t *testing.T) {
 	}{
 		{0, 400},
 		{1, 400},
-		{4 << 20, 400},
-		{5 << 20, 320},
-		{8 << 20, 200},
-		{16<<20 - 1, 100},
-		{16 << 20, 100},
+		{8 << 20, 400},
+		{10 << 20, 320},
+		{16 << 20, 200},
+		{32<<20 - 1, 100},
+		{32 << 20, 100},
 		{1 << 30, 100},
 	} {
 		if got := gcPercent(c.live); got != c.want {
@@ -53,8 +53,8 @@ func TestPaceGC(t *testing.T) {
 	if base := liveHeap(); base > 6<<20 {
 		t.Skipf("the test process holds %d bytes live: the pacer would stop at once", base)
 	}
-	// 8 MB more live: GOGC 200 or a little less.
-	live := make([]*[1 << 20]byte, 8)
+	// 16 MB more live: GOGC 200 or a little less.
+	live := make([]*[1 << 20]byte, 16)
 	for i := range live {
 		live[i] = new([1 << 20]byte)
 	}
@@ -64,7 +64,7 @@ func TestPaceGC(t *testing.T) {
 	if want := gcPercent(liveHeap()); first != want {
 		t.Fatalf("after paceGC, GOGC = %d, want %d", first, want)
 	}
-	// The pacer runs again after the next collection: with the 8 MB gone
+	// The pacer runs again after the next collection: with the 16 MB gone
 	// (live is not used past this point), GOGC goes back up.
 	runtime.KeepAlive(live)
 	deadline := time.Now().Add(10 * time.Second)

@@ -113,7 +113,7 @@
 // arrived are answered together and flushed with one write.
 //
 // Unless $GOGC is set, the garbage collector lets the heap grow by at least
-// 16 MB between collections (see gcHeadroom), and by the default 100% once
+// 32 MB between collections (see gcHeadroom), and by the default 100% once
 // more than that is live.
 package main
 
