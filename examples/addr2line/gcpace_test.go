@@ -82,4 +82,26 @@ func TestPaceGC(t *testing.T) {
 			t.Fatal("the pacer did not run after a collection")
 		}
 	}
+	// With more than gcHeadroom live, the pacer sets 100 and stops: it
+	// leaves the other tests' collector alone.
+	big := make([]*[1 << 20]byte, gcHeadroom>>20+8)
+	for i := range big {
+		big[i] = new([1 << 20]byte)
+	}
+	for deadline = time.Now().Add(10 * time.Second); ; {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+		if got := debug.SetGCPercent(123); got == 100 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the pacer did not set GOGC 100 with more than gcHeadroom live")
+		}
+	}
+	runtime.KeepAlive(big)
+	runtime.GC()
+	time.Sleep(10 * time.Millisecond)
+	if got := debug.SetGCPercent(123); got != 123 {
+		t.Fatalf("the pacer set GOGC %d after it had stopped", got)
+	}
 }
