@@ -372,17 +372,30 @@ func (s *dwarfModule) unit(off, pc uint64) (*unitState, error) {
 // busy reports whether the unit of pc is being built by another goroutine
 // (a lookup there would wait for it), judging from what is built: the
 // unit of h's last lookup is built, and an address the index cannot place
-// without building its units tier counts as not busy.
+// without building its units tier counts as not busy. A unit found built
+// becomes h's, so that the lookup of pc that follows need not search the
+// index again.
 func (s *dwarfModule) busy(pc uint64, h *hint) bool {
 	if h.mod == s && h.ulo <= pc && pc < h.uhi {
 		return false
 	}
-	off, ok := s.index.LookupBuilt(pc)
+	off, lo, hi, ok := s.index.LookupBuilt(pc)
 	if !ok {
 		return false
 	}
 	v, ok := s.units.Load(off)
-	return ok && v.(*unitState).building.Load() == 1
+	if !ok {
+		return false
+	}
+	switch us := v.(*unitState); us.building.Load() {
+	case 1:
+		return true
+	case 2:
+		// Built by unit: its inlOnce and unitOnce have run without
+		// error, as appendFrames needs of h.us.
+		h.mod, h.us, h.ulo, h.uhi = s, us, lo, hi
+	}
+	return false
 }
 
 // buildIndex builds us's inline index, and its line table beside the

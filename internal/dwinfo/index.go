@@ -121,20 +121,21 @@ func (ix *Index) LookupRange(pc uint64) (unit, lo, hi uint64, ok bool) {
 	return 0, 0, 0, false
 }
 
-// LookupBuilt is Lookup from the tiers already built, building none and
-// waiting for none: ok is false where Lookup would have to build the units
-// tier (or wait for it) to answer.
-func (ix *Index) LookupBuilt(pc uint64) (unit uint64, ok bool) {
+// LookupBuilt is LookupRange from the tiers already built, building none
+// and waiting for none: ok is false where LookupRange would have to build
+// the units tier (or wait for it) to answer. Where ok, it gives what
+// LookupRange gives.
+func (ix *Index) LookupBuilt(pc uint64) (unit, lo, hi uint64, ok bool) {
 	if r, ok := findRange(ix.aranges, pc); ok {
-		return r.unit, true
+		return r.unit, r.lo, r.hi, true
 	}
 	if !ix.built.Load() {
-		return 0, false
+		return 0, 0, 0, false
 	}
 	if r, ok := findRange(ix.units, pc); ok {
-		return r.unit, true
+		return r.unit, r.lo, r.hi, true
 	}
-	return 0, false
+	return 0, 0, 0, false
 }
 
 // Errors returns the problems met while building the tiers built so far

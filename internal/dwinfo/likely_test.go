@@ -41,25 +41,25 @@ func TestLikelyMatchesLookup(t *testing.T) {
 
 // TestLookupBuilt: on a fresh Index, LookupBuilt answers where the aranges
 // tier does and nowhere else, building nothing; once the units tier is
-// built, it answers as Lookup everywhere.
+// built, it answers as LookupRange everywhere, the range included.
 func TestLookupBuilt(t *testing.T) {
 	answered, waited := 0, 0
 	eachTierPC(t, false, func(p string, s Sections, _ *Index, pc uint64) {
 		ix := NewIndex(New(s, nil))
-		u, ok := ix.LookupBuilt(pc)
+		u, lo, hi, ok := ix.LookupBuilt(pc)
 		if ix.built.Load() {
 			t.Fatalf("%s: LookupBuilt(%#x) built the units tier", p, pc)
 		}
-		if r, inAranges := findRange(ix.aranges, pc); ok != inAranges || ok && u != r.unit {
-			t.Fatalf("%s: LookupBuilt(%#x) = %#x %v before the units tier, the aranges %+v %v", p, pc, u, ok, r, inAranges)
+		if r, inAranges := findRange(ix.aranges, pc); ok != inAranges || ok && (u != r.unit || lo != r.lo || hi != r.hi) {
+			t.Fatalf("%s: LookupBuilt(%#x) = %#x [%#x, %#x) %v before the units tier, the aranges %+v %v", p, pc, u, lo, hi, ok, r, inAranges)
 		}
 		if !ok {
 			waited++
 		}
-		want, wok := ix.Lookup(pc)
+		want, wlo, whi, wok := ix.LookupRange(pc)
 		ix.BuildAll()
-		if u, ok := ix.LookupBuilt(pc); u != want || ok != wok {
-			t.Fatalf("%s: LookupBuilt(%#x) = %#x %v, Lookup %#x %v", p, pc, u, ok, want, wok)
+		if u, lo, hi, ok := ix.LookupBuilt(pc); u != want || ok != wok || ok && (lo != wlo || hi != whi) {
+			t.Fatalf("%s: LookupBuilt(%#x) = %#x [%#x, %#x) %v, LookupRange %#x [%#x, %#x) %v", p, pc, u, lo, hi, ok, want, wlo, whi, wok)
 		}
 		answered++
 	})
