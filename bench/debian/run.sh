@@ -162,7 +162,15 @@ for entry in "${LIBS[@]}"; do
 			echo "$name: $(dpkg-deb -f "$d" Package) $(dpkg-deb -f "$d" Version)" >>"$VERSIONS"
 		done
 	done
-	"$DD" describe "$name" "$lib" "$dwarf" >>"$LIBTABLE"
+	# A package that no longer ships the debug file (libpython3.11-dbg
+	# 3.11.2-6+deb12u9 as fetched on 2026-12-07 has no .build-id tree)
+	# leaves its library out rather than ending the run.
+	if ! row=$("$DD" describe "$name" "$lib" "$dwarf"); then
+		echo "$0: $name: left out (no DWARF in $dwarf)" >&2
+		echo "$name: left out, no DWARF in \`${dwarf#"$ROOT"}\`" >>"$VERSIONS"
+		continue
+	fi
+	printf '%s\n' "$row" >>"$LIBTABLE"
 
 	addrs=$CACHE/addrs/$name.n$N.s$SEED
 	if [[ ! -s $addrs || -n ${FRESH:-} ]]; then
