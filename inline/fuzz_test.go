@@ -136,11 +136,11 @@ func FuzzChain(f *testing.F) {
 				both(lo)
 			}
 			if lz.lz != nil {
-				for i, s := range lz.lz.top {
+				for i, lo := range lz.lz.topLo {
 					if i == 64 {
 						break
 					}
-					both(s.lo)
+					both(lo)
 				}
 			}
 			passedScan(t, info, abbrev, str, strOff, addr, aux, h, pc)
@@ -173,11 +173,11 @@ func passedScan(t *testing.T, info, abbrev, str, strOff, addr, aux []byte, h dwi
 	var a, b []Frame
 	pcs := []uint64{pc}
 	if lz.lz != nil {
-		for i, s := range lz.lz.top {
+		for i, lo := range lz.lz.topLo {
 			if i == 64 {
 				break
 			}
-			pcs = append(pcs, s.lo)
+			pcs = append(pcs, lo)
 		}
 	}
 	for _, pc := range pcs {

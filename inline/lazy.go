@@ -8,6 +8,7 @@ import (
 
 	"github.com/symbolize-go/symbolize/internal/dw"
 	"github.com/symbolize-go/symbolize/internal/dwinfo"
+	"github.com/symbolize-go/symbolize/internal/sorted"
 	"github.com/symbolize-go/symbolize/linetable"
 )
 
@@ -56,10 +57,12 @@ type lazyIndex struct {
 	lt   *linetable.Table
 	opts Options
 	own  fileTable // the unit's resolved file table, shared by every tree
-	// top is the functions' ranges, sorted and disjoint: each names the
-	// root whose range it is, or -1 for a span where ranges of several
-	// roots overlap.
-	top   []topSpan
+	// The functions' ranges, sorted and disjoint: topLo[i] is where the
+	// i-th starts, top[i] where it ends and the root whose range it is,
+	// or -1 for a span where ranges of several roots overlap. The starts
+	// are a slice of their own for sorted.LastFrom.
+	topLo []uint64
+	top   []topEnd
 	roots []root
 	// stopAt is the offset where the scan stopped on bad input (the
 	// whole-unit walk stops there too); ^0 if it read the unit whole.
@@ -168,6 +171,12 @@ type topSpan struct {
 	root   int32
 }
 
+// topEnd is a topSpan without its start (lazyIndex.topLo holds it).
+type topEnd struct {
+	hi   uint64
+	root int32
+}
+
 // root is one function tree: its DIE's offset, the end of its subtree
 // (an upper bound: it may take in null entries after it) and its chains
 // once read.
@@ -202,7 +211,11 @@ func buildLazy(d *dwinfo.Data, u *dwinfo.Unit, lines func() *linetable.Table, op
 	lz.own = b.own
 	b.release()
 	lz.scanErr = err
-	lz.top = disjoint(spans)
+	spans = disjoint(spans)
+	lz.topLo, lz.top = make([]uint64, len(spans)), make([]topEnd, len(spans))
+	for i, sp := range spans {
+		lz.topLo[i], lz.top[i] = sp.lo, topEnd{sp.hi, sp.root}
+	}
 	ix := &Index{lt: lt, files: lz.own.paths, fileOK: lz.own.ok, lz: lz}
 	return ix, err, true
 }
@@ -429,28 +442,17 @@ func (lz *lazyIndex) chainsOf(pc uint64, hint *int) (*chains, uint64, uint64) {
 	if lz.escaped.Load() {
 		return lz.whole(), 0, ^uint64(0)
 	}
-	top := lz.top
+	los, top := lz.topLo, lz.top
 	var i int
-	if h := *hint; h >= 0 && h < len(top) && top[h].lo <= pc {
+	if h := *hint; h >= 0 && h < len(los) && los[h] <= pc {
 		// Forward from the hint: the last function starting at or
 		// below pc.
-		i = h
-		step := 1
-		for i+step < len(top) && top[i+step].lo <= pc {
-			i += step
-			step <<= 1
-		}
-		for step > 1 {
-			step >>= 1
-			if i+step < len(top) && top[i+step].lo <= pc {
-				i += step
-			}
-		}
+		i = sorted.LastFrom(los, pc, h)
 	} else {
-		j, k := 0, len(top)
+		j, k := 0, len(los)
 		for j < k {
 			m := int(uint(j+k) >> 1)
-			if top[m].lo <= pc {
+			if los[m] <= pc {
 				j = m + 1
 			} else {
 				k = m
@@ -468,8 +470,8 @@ func (lz *lazyIndex) chainsOf(pc uint64, hint *int) (*chains, uint64, uint64) {
 		if i >= 0 {
 			lo = top[i].hi
 		}
-		if j < len(top) {
-			hi = top[j].lo
+		if j < len(los) {
+			hi = los[j]
 		}
 		return nil, lo, hi
 	}
@@ -481,7 +483,7 @@ func (lz *lazyIndex) chainsOf(pc uint64, hint *int) (*chains, uint64, uint64) {
 	if c == nil { // the tree left its ranges
 		return lz.whole(), 0, ^uint64(0)
 	}
-	return c, t.lo, t.hi
+	return c, los[i], t.hi
 }
 
 // whole returns the whole-unit map, built once.
