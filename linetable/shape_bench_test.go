@@ -187,3 +187,102 @@ func assembleRows(b *testing.B, h *Header, rows []shapedRow) *Reader {
 	}
 	return r
 }
+
+// BenchmarkOpcodeWalk is the floor of any decoder that branches on each
+// opcode, as this package's, gimli's and debug/dwarf's do: it walks every
+// line program of the benchmark binary with fill's dispatch (special
+// opcodes first, then a switch on the standard and extended ones, one-byte
+// operands in the common case) but keeps no registers and writes no rows,
+// only counting them. It fails unless it counts the rows the Reader
+// decodes. On cmd/go the walk alone takes most of a row's time
+// (bench/RESULTS.md, 2026-12-07 12:52 UTC), which is why 4x debug/dwarf
+// on one core is out of reach of such decoders there.
+//
+//	go test ./linetable/ -run '^$' -bench 'OpcodeWalk|RowsBatch$'
+func BenchmarkOpcodeWalk(b *testing.B) {
+	in := loadBench(b)
+	type unit struct {
+		p      []byte
+		start  int
+		spBase uint8
+	}
+	var (
+		units []unit
+		want  int
+		dst   [128]Row
+	)
+	for _, off := range in.units {
+		r, err := NewReader(in.line, off, &in.opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		units = append(units, unit{r.p, r.off, r.spBase})
+		for {
+			n, _ := r.NextRows(dst[:])
+			if n == 0 {
+				break
+			}
+			want += n
+		}
+	}
+	rows, passes := 0, 0
+	var sink uint64
+	start, cpu := time.Now(), cpuTime()
+	for b.Loop() {
+		passes++
+		for _, u := range units {
+			n, s := walkOpcodes(u.p, u.start, u.spBase)
+			rows += n
+			sink += s
+		}
+	}
+	if rows != passes*want {
+		b.Fatalf("%d rows in %d passes, want %d a pass (sum %d)", rows, passes, want, sink)
+	}
+	reportRows(b, rows, start, cpu)
+	b.ReportMetric(float64((cpuTime()-cpu).Nanoseconds())/float64(rows), "cpu-ns/row")
+}
+
+// walkOpcodes walks the opcodes of the program p from offset i as fill
+// dispatches them and returns the rows they append and a sum of bytes
+// read (so that the walk cannot be optimized away). Standard opcodes past
+// DW_LNS_set_isa are not skipped by their declared operand counts: the
+// benchmark's row count check catches a program that has them.
+func walkOpcodes(p []byte, i int, spBase uint8) (rows int, sum uint64) {
+	for uint(i) < uint(len(p)) {
+		op := p[i]
+		i++
+		if op >= spBase {
+			rows++
+			sum += uint64(op)
+			continue
+		}
+		switch Opcode(op) {
+		case OpNegateStmt, OpConstAddPC, OpSetPrologueEnd, OpSetBasicBlock, OpSetEpilogueBegin:
+			sum++
+		case OpCopy:
+			rows++
+		case OpAdvanceLine, OpSetFile, OpAdvancePC, OpSetColumn, OpSetISA:
+			for i < len(p) && p[i] >= 0x80 {
+				i++
+			}
+			if i < len(p) {
+				sum += uint64(p[i])
+			}
+			i++
+		case OpFixedAdvancePC:
+			i += 2
+		case 0: // extended: a ULEB128 length, then the sub-opcode
+			n, k := uleb(p[i:])
+			i += k
+			if n > 0 && i < len(p) && p[i] == uint8(OpEndSequence) {
+				rows++
+			}
+			if n > uint64(len(p)) {
+				return rows, sum
+			}
+			i += int(n)
+		}
+	}
+	return rows, sum
+}
