@@ -5,7 +5,8 @@
 # --output-style=JSON, and bench/debian/dbgdiff compares the answers field
 # by field. See bench/README.md ("Debian libraries") and RESULTS.md here.
 #
-#   bench/debian/run.sh [LIB...]      (default: every library below)
+#   bench/debian/run.sh [LIB...]      (default: every library in LIBS below;
+#                                      those in OPT_LIBS only when named)
 #
 # Environment: CACHE (packages, unpacked tree, sampled addresses and
 # llvm-symbolizer's answers; default /work/cache/debian), OUT (our answers,
@@ -46,6 +47,12 @@ LIBS=(
 	"libbfd|libbinutils libbinutils-dbg|usr/lib/x86_64-linux-gnu/libbfd-2.40-system.so"
 	"libradosgw|radosgw radosgw-dbg|usr/lib/x86_64-linux-gnu/libradosgw.so.2"
 )
+# Run only when named: the kernel's vmlinux with its DWARF, from the
+# linux-image-*-dbg package (858 MB to download, 5.6 GB unpacked, most of it
+# the modules' debug files).
+OPT_LIBS=(
+	"vmlinux|linux-image-6.1.0-57-amd64-dbg|usr/lib/debug/boot/vmlinux-6.1.0-57-amd64"
+)
 
 # Each variant: name | flags given to both tools (besides --obj,
 # --output-style=JSON and --debug-file-directory).
@@ -74,6 +81,9 @@ want_lib() {
 	return 1
 }
 SELECT=("$@")
+for entry in "${OPT_LIBS[@]}"; do
+	for l in "${SELECT[@]}"; do [[ $l == "${entry%%|*}" ]] && LIBS+=("$entry"); done
+done
 want_variant() {
 	[[ -z ${VARIANTS:-} ]] && return 0
 	[[ " $VARIANTS " == *" $1 "* ]]
