@@ -61,8 +61,11 @@ type dwarfModule struct {
 	bulk  bool
 	warns *warnList
 	// evict, when set, takes the pages of the module's mapped files out
-	// of the resident set once a unit's index is built (Binary.evict).
-	evict func()
+	// of the resident set once units of unitEvictBytes of DIEs have had
+	// their indexes built since it last did (Binary.evict); evictDue
+	// counts those bytes.
+	evict    func()
+	evictDue atomic.Uint64
 	// handBack, when set, takes the pages of bytes read once out of the
 	// resident set (Binary.handBack).
 	handBack func(once []byte)
@@ -362,12 +365,22 @@ func (s *dwarfModule) unit(off, pc uint64) (*unitState, error) {
 		us.building.Store(1)
 		s.buildIndex(us, pc, s.lineTableOf, true)
 		us.building.Store(2)
-		if s.evict != nil {
+		if s.evict != nil && s.evictDue.Add(us.unit.End-us.unit.DIEOffset) >= unitEvictBytes {
+			s.evictDue.Store(0)
 			s.evict()
 		}
 	})
 	return us, nil
 }
+
+// unitEvictBytes is how many bytes of DIEs the units built since the last
+// eviction must hold before the next (a variable for the tests). A unit of
+// clang's C++ program (about 10 MB) still evicts at once; the kernel's
+// 2,352 units (170 KB on average) evicted after each dropped and faulted
+// back the pages every unit reads (strings, abbreviations, line programs)
+// 2,352 times: 9% of a 200,000-address batch's wall time (1179 against
+// 1074 ms, bench/RESULTS.md 2026-12-07).
+var unitEvictBytes uint64 = 8 << 20
 
 // busy reports whether the unit of pc is being built by another goroutine
 // (a lookup there would wait for it), judging from what is built: the
