@@ -195,7 +195,7 @@ func assembleRows(b *testing.B, h *Header, rows []shapedRow) *Reader {
 // operands in the common case) but keeps no registers and writes no rows,
 // only counting them. It fails unless it counts the rows the Reader
 // decodes. On cmd/go the walk alone takes most of a row's time
-// (bench/RESULTS.md, 2026-12-07 12:52 UTC), which is why 4x debug/dwarf
+// (bench/RESULTS.md, 2026-12-07 12:40-12:48 UTC), which is why 4x debug/dwarf
 // on one core is out of reach of such decoders there.
 //
 //	go test ./linetable/ -run '^$' -bench 'OpcodeWalk|RowsBatch$'
