@@ -15,8 +15,8 @@ cd "$(dirname "$0")"
 # before the profile, every package's tests as long as before).
 echo "== allocation tests and the Go table's full agreement sweep, without the race detector"
 go test -count=1 -pgo=off -ldflags=-w=0 "$@" -run 'Allocs|TestGoPCLNAgreesWithDWARF' ./...
-echo "== internal/inflate's Go fast loop (purego: no assembly), without the race detector"
-go test -count=1 -pgo=off -tags purego "$@" ./internal/inflate
+echo "== internal/inflate's and linetable's Go loops (purego: no assembly), without the race detector"
+go test -count=1 -pgo=off -tags purego "$@" ./internal/inflate ./linetable
 echo "== every test, with the race detector"
 # -ldflags=-w=0 keeps DWARF in test binaries: inline's TestSelfGo symbolizes its own
 # process and compares with runtime.CallersFrames. The race detector slows the

@@ -5,6 +5,7 @@ import (
 	"io"
 	"iter"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/symbolize-go/symbolize/internal/buf"
 )
@@ -68,6 +69,7 @@ type Reader struct {
 	// shared between readers (see specialTables) and read-only.
 	spAdv *[256]uint8
 	sp    *[256]uint64
+	ent   *[256][5]uint64
 
 	// For Options.SectionOf: the section of the address register, and
 	// that of each end_sequence row so far (for NewTable).
@@ -144,7 +146,7 @@ func (r *Reader) specialTables(opBase uint8, lineBase int8, lineRange uint8) {
 		t = newSPTable(key, opBase, lineBase, lineRange, r.minInst)
 		lastSP.Store(t)
 	}
-	r.spAdv, r.sp = &t.adv, &t.sp
+	r.spAdv, r.sp, r.ent = &t.adv, &t.sp, &t.ent
 }
 
 // spTable holds a Reader's special-opcode tables with the header fields
@@ -153,6 +155,12 @@ type spTable struct {
 	key uint32 // opcode_base, line_base, line_range, min_inst_length
 	adv [256]uint8
 	sp  [256]uint64
+	// For rowsAsm, each opcode's action as five words: the address
+	// advance, the multiplier of the operand added to the address, the
+	// line advance (low 32 bits) and a mask of the operand's line advance
+	// (high), the bytes of the row it appends (40 or 0), and whether the
+	// operand sets the file (bit 0) or the column (bit 1).
+	ent [256][5]uint64
 }
 
 // lastSP is the spTable made last. The units of one binary nearly always
@@ -177,6 +185,26 @@ func newSPTable(key uint32, opBase uint8, lineBase int8, lineRange uint8, minIns
 		t.sp[op] = minInst*uint64(adv) | uint64(uint32(line))<<32
 		if rem++; rem == lineRange {
 			adv, rem = adv+1, 0
+		}
+	}
+	const rowBytes = uint64(unsafe.Sizeof(Row{}))
+	for op := range 256 {
+		e := &t.ent[op]
+		switch {
+		case op >= int(max(opBase, 1)):
+			e[0], e[2], e[3] = t.sp[op]&0xffffffff, t.sp[op]>>32, rowBytes
+		case Opcode(op) == OpCopy:
+			e[3] = rowBytes
+		case Opcode(op) == OpAdvancePC:
+			e[1] = minInst
+		case Opcode(op) == OpAdvanceLine:
+			e[2] = 0xffffffff << 32
+		case Opcode(op) == OpSetFile:
+			e[4] = 1
+		case Opcode(op) == OpSetColumn:
+			e[4] = 2
+		case Opcode(op) == OpConstAddPC:
+			e[0] = minInst * uint64(t.adv[255])
 		}
 	}
 	return t
@@ -368,7 +396,10 @@ func (r *Reader) end() error {
 // fill executes the program from r.off, storing rows into dst until dst is
 // full or the program ends (at its end or at an error), and returns the
 // number of rows stored. It is Next's loop without a call, return and
-// reload of the position per row.
+// reload of the position per row. Where the block decoder can run
+// (rowsasm_amd64.go: amd64 with AVX-512BW, not under the purego tag), it
+// decodes most rows, 64 program bytes at a time, and hands this loop the
+// opcodes it leaves and each unit's last 66 bytes.
 //
 // The registers that change on nearly every row (address, line, file,
 // is_stmt) live in locals; r.st holds the others, and all of them around
@@ -418,8 +449,36 @@ func (r *Reader) fill(dst []Row) int {
 		i = r.off
 	}
 	addr, line, file, stmt := r.st.Address, r.st.Line, r.st.File, r.st.IsStmt
+	fast := useRowsAsm && r.spBase >= 10 // opcodes 1-9 standard
 loop:
 	for uint(i) < uint(len(p)) {
+		if fast && i+67 <= len(p) {
+			// The block decoder, from the registers in locals and r.st,
+			// until it stops at an opcode it leaves to this loop.
+			var st rowState
+			st.p, st.pLast = unsafe.Pointer(&p[i]), unsafe.Pointer(&p[len(p)-67])
+			st.dst, st.rem = unsafe.Pointer(&dst[n]), uint64(len(dst)-n)
+			st.tab, st.minInst, st.constAdd, st.base = r.ent, r.minInst, r.minInst*uint64(r.spAdv[255]), uint64(r.spBase)
+			st.addr, st.line, st.fileHi, st.col = addr, uint64(line), uint64(file)<<32, uint64(r.st.Column)
+			if stmt {
+				st.stmt = 1
+			}
+			st.isaHi = uint64(r.st.ISA) << 32
+			if r.sectionOf == nil && !r.recordEnds && !r.b.BigEndian() {
+				st.flags |= rowsExt
+			}
+			if r.h.DefaultIsStmt {
+				st.flags |= rowsDefaultStmt
+			}
+			rowsAsm(&st)
+			i += int(uintptr(st.p) - uintptr(unsafe.Pointer(&p[i])))
+			n = len(dst) - int(st.rem)
+			addr, line, file, stmt = st.addr, uint32(st.line), uint32(st.fileHi>>32), st.stmt != 0
+			r.st.Column, r.st.ISA = uint32(st.col), uint32(st.isaHi>>32)
+			if n == len(dst) || i >= len(p) {
+				break
+			}
+		}
 		op := p[i]
 		i++
 		if op >= r.spBase {
