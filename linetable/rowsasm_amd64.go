@@ -32,7 +32,7 @@ import "unsafe"
 //     overwrites unless this one appended it.
 //   - The stops that Go's programs make most often are decoded inside the
 //     block, which then goes on: a two-byte advance_line (for the first
-//     two in a block by adding a correction in the loop), set_address,
+//     four in a block by adding a correction in the loop), set_address,
 //     end_sequence, and set_prologue_end before a special opcode. After
 //     each, the classification is right again from the next opcode on, or
 //     the block ends there.

@@ -146,6 +146,8 @@ TEXT ·rowsAsm(SB), NOSPLIT, $352-8
 	VMOVDQU64 Z31, corr-160(SP)
 	MOVQ $64, p1-56(SP)
 	MOVQ $64, p2-72(SP)
+	MOVQ $64, p3-80(SP)
+	MOVQ $64, p4-88(SP)
 
 block:
 	MOVQ ptr-8(SP), AX
@@ -192,7 +194,7 @@ block:
 	MOVQ  CX, R10
 	ANDQ  AX, CX
 	SHRQ  $1, CX             // CX: opcodes whose operand has more than one byte
-	// Up to two advance_lines whose operand has two bytes, the second
+	// Up to four advance_lines whose operand has two bytes, the second
 	// neither 0x80 or more nor 2-5, and that end before byte 63: only
 	// that second byte was taken for an opcode. R10: those advance_lines.
 	ORQ   R8, R10
@@ -205,17 +207,30 @@ block:
 	MOVQ  R10, DX
 	BLSRQ DX, DX
 	BLSRQ DX, DX
+	BLSRQ DX, DX
+	BLSRQ DX, DX
 	ANDNQ R10, DX, R10
 	ANDNQ CX, R10, CX        // the others stop the block
 	MOVQ  p1-56(SP), DX      // clear the last block's corr
 	MOVL  $0, corr-352(SP)(DX*4)
 	MOVQ  p2-72(SP), DX
 	MOVL  $0, corr-352(SP)(DX*4)
-	TZCNTQ R10, DX
+	MOVQ  p3-80(SP), DX
+	MOVL  $0, corr-352(SP)(DX*4)
+	MOVQ  p4-88(SP), DX
+	MOVL  $0, corr-352(SP)(DX*4)
+	MOVQ  R10, BX
+	TZCNTQ BX, DX
 	MOVQ  DX, p1-56(SP)
-	BLSRQ R10, BX
-	TZCNTQ BX, BX
-	MOVQ  BX, p2-72(SP)
+	BLSRQ BX, BX
+	TZCNTQ BX, DX
+	MOVQ  DX, p2-72(SP)
+	BLSRQ BX, BX
+	TZCNTQ BX, DX
+	MOVQ  DX, p3-80(SP)
+	BLSRQ BX, BX
+	TZCNTQ BX, DX
+	MOVQ  DX, p4-88(SP)
 	MOVQ  R10, DX
 	SHLQ  $2, DX
 	ORQ   DX, AX
@@ -245,6 +260,10 @@ block:
 	MOVQ  p1-56(SP), CX
 	CORR
 	MOVQ  p2-72(SP), CX
+	CORR
+	MOVQ  p3-80(SP), CX
+	CORR
+	MOVQ  p4-88(SP), CX
 	CORR
 
 seg:

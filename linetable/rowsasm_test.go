@@ -155,11 +155,12 @@ func TestRowsAsmRandom(t *testing.T) {
 func TestRowsAsmShapes(t *testing.T) {
 	shapes := [][]byte{
 		{byte(OpNegateStmt), 0x20},
-		{byte(OpAdvanceLine), 0x85, 0x01, 0x20},                            // two-byte advance_line
-		{byte(OpAdvanceLine), 0x85, 0x03, 0x20},                            // its second byte 3
-		{byte(OpAdvanceLine), 0x85, 0x06, byte(OpNegateStmt), 0x20},        // its second byte 6
-		{byte(OpSetFile), 0x82, 0x01, byte(OpAdvancePC), 0x90, 0x02, 0x20}, // two-byte operands
-		{byte(OpAdvanceLine), 0x03, byte(OpSetFile), 0x02, 0x20},           // operands 2-5
+		{byte(OpAdvanceLine), 0x85, 0x01, 0x20},                                  // two-byte advance_line
+		{byte(OpAdvanceLine), 0x85, 0x01, byte(OpAdvanceLine), 0xc1, 0x7f, 0x20}, // more than four a block
+		{byte(OpAdvanceLine), 0x85, 0x03, 0x20},                                  // its second byte 3
+		{byte(OpAdvanceLine), 0x85, 0x06, byte(OpNegateStmt), 0x20},              // its second byte 6
+		{byte(OpSetFile), 0x82, 0x01, byte(OpAdvancePC), 0x90, 0x02, 0x20},       // two-byte operands
+		{byte(OpAdvanceLine), 0x03, byte(OpSetFile), 0x02, 0x20},                 // operands 2-5
 		{byte(OpSetPrologueEnd), 0x20, byte(OpSetPrologueEnd), byte(OpCopy)},
 		{0, 9, byte(OpSetAddress), 2, 3, 6, 4, 5, 2, 3, 4, 0x20, 0, 1, byte(OpEndSequence)},
 		{0, 9, byte(OpSetAddress), 2, 3, 6, 4, 5, 2, 3, 6, 0x20, 0, 1, byte(OpEndSequence)},
