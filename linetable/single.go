@@ -76,15 +76,15 @@ func NewTableFor(data []byte, off uint64, opts *Options, pc uint64) (*Table, err
 	})
 	h := r.h
 	h.Files = slices.Clip(slices.Clone(r.h.Files))
-	part := &partial{data: data, off: off, opts: opts, lo: pc, hi: pc + 1}
+	part := &partial{data: data, off: off, opts: opts, lo: pc, last: pc}
 	if i == len(seqs) || pc < seqs[i].low {
 		// No sequence holds pc: a Table without rows answers it.
 		return &Table{h: h, part: part}, err
 	}
-	// Every address in [lo, hi) picks the same sequence: the first by
+	// Every address in [lo, last] picks the same sequence: the first by
 	// High above it is seqs[i], which starts at or below it.
 	s := seqs[i]
-	part.lo, part.hi = s.low, s.high
+	part.lo, part.last = s.low, s.high-1
 	if i > 0 {
 		part.lo = max(part.lo, seqs[i-1].high)
 	}
@@ -103,12 +103,14 @@ func NewTableFor(data []byte, off uint64, opts *Options, pc uint64) (*Table, err
 // partial is what a Table from NewTableFor needs to build the whole
 // Table, and the addresses its own rows answer.
 type partial struct {
-	data   []byte
-	off    uint64
-	opts   *Options
-	lo, hi uint64
-	once   sync.Once
-	whole  *Table
+	data []byte
+	off  uint64
+	opts *Options
+	// lo and last bound the addresses whose lookups the rows answer
+	// (last inclusive: a Table for pc 2^64-1 holds that address).
+	lo, last uint64
+	once     sync.Once
+	whole    *Table
 	// keep: a Table of NewTable whose Options.Keep dropped rows: each
 	// lookup finds whether it needs them (find), whatever lo and hi say.
 	// again is its Options.Again.
@@ -143,7 +145,7 @@ func (t *Table) all() *Table {
 // answers returns the Table that answers pc: t, or its whole Table when
 // t is partial and pc is outside what its rows answer.
 func (t *Table) answers(pc uint64) *Table {
-	if p := t.part; p != nil && !p.keep && (pc < p.lo || pc >= p.hi) {
+	if p := t.part; p != nil && !p.keep && (pc < p.lo || pc > p.last) {
 		return t.all()
 	}
 	return t

@@ -130,12 +130,12 @@ func TestTableForOverlaps(t *testing.T) {
 	// [0x1100, 0x1200); above it the first answers, from the third's
 	// High on.
 	tab, _ := NewTableFor(out.Line, out.Offset, opts, 0x1180)
-	if p := tab.part; p == nil || p.lo != 0x1100 || p.hi != 0x1200 {
-		t.Fatalf("table for 0x1180 answers %+v, want [0x1100, 0x1200)", tab.part)
+	if p := tab.part; p == nil || p.lo != 0x1100 || p.last != 0x11ff {
+		t.Fatalf("table for 0x1180 answers %+v, want [0x1100, 0x11ff]", tab.part)
 	}
 	tab, _ = NewTableFor(out.Line, out.Offset, opts, 0x1350)
-	if p := tab.part; p == nil || p.lo != 0x1300 || p.hi != 0x1400 {
-		t.Fatalf("table for 0x1350 answers %+v, want [0x1300, 0x1400)", tab.part)
+	if p := tab.part; p == nil || p.lo != 0x1300 || p.last != 0x13ff {
+		t.Fatalf("table for 0x1350 answers %+v, want [0x1300, 0x13ff]", tab.part)
 	}
 	// define_file in every sequence: the header holds them all, whichever
 	// sequence the table keeps; and a program that goes bad after two
@@ -170,4 +170,28 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// TestTableForLastAddress: a Table for the last address, which no sequence
+// holds, answers it without building the whole Table (its range once
+// ended at pc+1, which wrapped to 0: found by FuzzDecode).
+func TestTableForLastAddress(t *testing.T) {
+	out := build(t, DefaultHeader(5), nil, func(a *Assembler) {
+		a.SetAddress(0x1000)
+		a.Copy()
+		a.AdvancePC(0x10)
+		a.EndSequence()
+	})
+	pc := ^uint64(0)
+	tab, err := NewTableFor(out.Line, 0, out.Options(), pc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := tab.Lookup(pc); ok {
+		t.Fatalf("Lookup(%#x) = %+v", pc, r)
+	}
+	if p := tab.part; p == nil || p.whole != nil || p.lo != pc || p.last != pc {
+		t.Fatalf("table for %#x: %+v, want [pc, pc] and no whole table", pc, tab.part)
+	}
+	checkTableFor(t, out.Line, 0, out.Options(), []uint64{pc, pc - 1, 0x1000, 0x100f, 0x1010})
 }
