@@ -61,21 +61,28 @@ func checkNextRows(t *testing.T, data []byte, off uint64, opts *Options, want []
 func TestNextRowsFixtures(t *testing.T) {
 	for _, fx := range elfFixtures(t) {
 		for _, off := range unitOffsets(t, fx.line, &fx.opts) {
-			r, err := NewReader(fx.line, off, &fx.opts)
-			if err != nil {
-				t.Fatalf("%s+%#x: %v", fx.name, off, err)
-			}
-			var rows []Row
-			var row Row
-			for {
-				if err = r.Next(&row); err != nil {
-					break
-				}
-				rows = append(rows, row)
-			}
-			checkNextRows(t, fx.line, off, &fx.opts, rows, err)
+			checkUnitRows(t, fx.name, fx.line, off, &fx.opts)
 		}
 	}
+}
+
+// checkUnitRows decodes the unit at off of data (named name in failures)
+// with Next and checks NextRows against it.
+func checkUnitRows(t *testing.T, name string, data []byte, off uint64, opts *Options) {
+	t.Helper()
+	r, err := NewReader(data, off, opts)
+	if err != nil {
+		t.Fatalf("%s+%#x: %v", name, off, err)
+	}
+	var rows []Row
+	var row Row
+	for {
+		if err = r.Next(&row); err != nil {
+			break
+		}
+		rows = append(rows, row)
+	}
+	checkNextRows(t, data, off, opts, rows, err)
 }
 
 // TestNextRowsAllocs checks that NextRows allocates nothing per call.

@@ -458,7 +458,7 @@ loop:
 			var st rowState
 			st.p, st.pLast = unsafe.Pointer(&p[i]), unsafe.Pointer(&p[len(p)-67])
 			st.dst, st.rem = unsafe.Pointer(&dst[n]), uint64(len(dst)-n)
-			st.tab, st.minInst, st.constAdd, st.base = r.ent, r.minInst, r.minInst*uint64(r.spAdv[255]), uint64(r.spBase)
+			st.tab, st.base = r.ent, uint64(r.spBase)
 			st.addr, st.line, st.fileHi, st.col = addr, uint64(line), uint64(file)<<32, uint64(r.st.Column)
 			if stmt {
 				st.stmt = 1

@@ -51,21 +51,19 @@ func hasRowsAsm() bool
 // rowState is rowsAsm's state, read and written by offset: keep
 // rowsasm_amd64.s in step with the field order.
 type rowState struct {
-	p        unsafe.Pointer  // 0: the next opcode
-	pLast    unsafe.Pointer  // 8: the last block start: the unit's end less 67
-	dst      unsafe.Pointer  // 16: the next row
-	rem      uint64          // 24: rows left in dst
-	tab      *[256][5]uint64 // 32: spTable.ent
-	addr     uint64          // 40
-	line     uint64          // 48: low 32 bits
-	fileHi   uint64          // 56: file << 32
-	col      uint64          // 64
-	stmt     uint64          // 72: 0 or 1
-	isaHi    uint64          // 80: isa << 32
-	minInst  uint64          // 88
-	constAdd uint64          // 96: const_add_pc's address advance
-	base     uint64          // 104: opcode_base
-	flags    uint64          // 112: rowsExt, rowsDefaultStmt
+	p      unsafe.Pointer  // 0: the next opcode
+	pLast  unsafe.Pointer  // 8: the last block start: the unit's end less 67
+	dst    unsafe.Pointer  // 16: the next row
+	rem    uint64          // 24: rows left in dst
+	tab    *[256][5]uint64 // 32: spTable.ent
+	addr   uint64          // 40
+	line   uint64          // 48: low 32 bits
+	fileHi uint64          // 56: file << 32
+	col    uint64          // 64
+	stmt   uint64          // 72: 0 or 1
+	isaHi  uint64          // 80: isa << 32
+	base   uint64          // 88: opcode_base
+	flags  uint64          // 96: rowsExt, rowsDefaultStmt
 }
 
 // rowsAsm decodes rows from st.p into st.dst until it leaves a block at an
@@ -82,4 +80,13 @@ func rowsAsm(st *rowState)
 const (
 	rowsExt         = 1 << iota // set_address (8 bytes) and end_sequence may be decoded
 	rowsDefaultStmt             // default_is_stmt
+)
+
+// rowsasm_amd64.s reads rowState by offset (ST_*): thirteen 8-byte fields
+// in order, flags last at 96. This fails to compile if that changes.
+var (
+	_ [unsafe.Offsetof(rowState{}.flags) - 96]struct{}
+	_ [96 - unsafe.Offsetof(rowState{}.flags)]struct{}
+	_ [unsafe.Sizeof(rowState{}) - 104]struct{}
+	_ [104 - unsafe.Sizeof(rowState{})]struct{}
 )

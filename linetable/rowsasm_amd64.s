@@ -13,10 +13,8 @@
 #define ST_COL 64
 #define ST_STMT 72
 #define ST_ISAHI 80
-#define ST_MININST 88
-#define ST_CONSTADD 96
-#define ST_BASE 104
-#define ST_FLAGS 112
+#define ST_BASE 88
+#define ST_FLAGS 96
 
 // func hasRowsAsm() bool
 TEXT ·hasRowsAsm(SB), NOSPLIT, $0-1
@@ -75,6 +73,48 @@ no:
 	SARL  $25, BX; \
 	SUBL  BX, DX; \
 	MOVL  DX, corr-352(SP)(CX*4)
+
+// OPERAND executes opcode OP (a register, 2-5, clobbered) with operand V
+// (a register, at most 14 bits) through OP's entry, as op does with a
+// one-byte operand. It clobbers R10.
+#define OPERAND(OP, V) \
+	LEAQ  (OP)(OP*4), OP; \
+	MOVQ  V, R10; \
+	IMULQ E_MUL(R15)(OP*8), R10; \
+	ADDQ  R10, R11; \
+	MOVL  V, R10; \
+	SHLL  $18, R10; \
+	SARL  $18, R10; \
+	ANDL  E_LINEMASK(R15)(OP*8), R10; \
+	ADDL  R10, R12; \
+	MOVQ  V, R10; \
+	SHLQ  $32, R10; \
+	TESTB $1, E_SEL(R15)(OP*8); \
+	CMOVQNE R10, R13; \
+	TESTB $2, E_SEL(R15)(OP*8); \
+	CMOVQNE V, R14
+
+// SKIP moves SI on to byte CX of the block, or to the byte after it if the
+// block took it for an operand, with is_stmt as it is before byte CX.
+#define SKIP \
+	SHRXQ CX, R9, DX; \
+	ANDL  $1, DX; \
+	MOVQ  DX, stmt-16(SP); \
+	MOVQ  opnd-32(SP), AX; \
+	SHRXQ CX, AX, AX; \
+	ANDL  $1, AX; \
+	ADDQ  CX, AX; \
+	ADDQ  AX, SI
+
+// SLOT clears corr at the position in slot P and stores there the
+// position of BX's lowest bit (64 if none), which it clears. It clobbers
+// DX.
+#define SLOT(P) \
+	MOVQ   P, DX; \
+	MOVL   $0, corr-352(SP)(DX*4); \
+	TZCNTQ BX, DX; \
+	MOVQ   DX, P; \
+	BLSRQ  BX, BX
 
 // ROW stores a row of the registers at DI, with FLAGS (a register) at
 // its IsStmt and the flags after it, and moves DI to the next.
@@ -211,26 +251,12 @@ block:
 	BLSRQ DX, DX
 	ANDNQ R10, DX, R10
 	ANDNQ CX, R10, CX        // the others stop the block
-	MOVQ  p1-56(SP), DX      // clear the last block's corr
-	MOVL  $0, corr-352(SP)(DX*4)
-	MOVQ  p2-72(SP), DX
-	MOVL  $0, corr-352(SP)(DX*4)
-	MOVQ  p3-80(SP), DX
-	MOVL  $0, corr-352(SP)(DX*4)
-	MOVQ  p4-88(SP), DX
-	MOVL  $0, corr-352(SP)(DX*4)
+	// The last block's corrections out, this block's positions in.
 	MOVQ  R10, BX
-	TZCNTQ BX, DX
-	MOVQ  DX, p1-56(SP)
-	BLSRQ BX, BX
-	TZCNTQ BX, DX
-	MOVQ  DX, p2-72(SP)
-	BLSRQ BX, BX
-	TZCNTQ BX, DX
-	MOVQ  DX, p3-80(SP)
-	BLSRQ BX, BX
-	TZCNTQ BX, DX
-	MOVQ  DX, p4-88(SP)
+	SLOT(p1-56(SP))
+	SLOT(p2-72(SP))
+	SLOT(p3-80(SP))
+	SLOT(p4-88(SP))
 	MOVQ  R10, DX
 	SHLQ  $2, DX
 	ORQ   DX, AX
@@ -363,27 +389,7 @@ nofix:
 	MOVQ  rows-64(SP), R10
 	BTRQ  CX, R10
 	MOVQ  R10, rows-64(SP)
-	CMPL  AX, $3
-	JNE   in3
-	SHLL  $18, DX
-	SARL  $18, DX
-	ADDL  DX, R12
-	JMP   seg
-in3:
-	CMPL  AX, $4
-	JNE   in4
-	SHLQ  $32, DX
-	MOVQ  DX, R13
-	JMP   seg
-in4:
-	CMPL  AX, $2
-	JNE   in2
-	MOVQ  ptr-8(SP), AX
-	IMULQ ST_MININST(AX), DX
-	ADDQ  DX, R11
-	JMP   seg
-in2:
-	MOVQ  DX, R14
+	OPERAND(AX, DX)
 	JMP   seg
 
 inext:
@@ -479,14 +485,7 @@ inpro:
 
 next:
 	// The block's end: on from its last opcode not decoded.
-	SHRXQ CX, R9, DX
-	ANDL  $1, DX
-	MOVQ  DX, stmt-16(SP)
-	MOVQ  opnd-32(SP), AX
-	SHRXQ CX, AX, AX
-	ANDL  $1, AX
-	ADDQ  CX, AX
-	ADDQ  AX, SI
+	SKIP
 	JMP   block
 
 leave:
@@ -518,26 +517,7 @@ leave:
 	SHLL  $7, BX
 	ORL   BX, DX
 	ADDQ  $3, SI
-	CMPL  CX, $3
-	JNE   not3
-	SHLL  $18, DX
-	SARL  $18, DX
-	ADDL  DX, R12
-	JMP   block
-not3:
-	CMPL  CX, $4
-	JNE   not4
-	SHLQ  $32, DX
-	MOVQ  DX, R13
-	JMP   block
-not4:
-	CMPL  CX, $2
-	JNE   not2
-	IMULQ ST_MININST(AX), DX
-	ADDQ  DX, R11
-	JMP   block
-not2:
-	MOVQ  DX, R14
+	OPERAND(CX, DX)
 	JMP   block
 
 ext:
@@ -560,15 +540,9 @@ notaddr:
 	CMPQ  rem-24(SP), $0
 	JEQ   done
 	// DW_LNE_end_sequence: the row, then the registers' initial values.
-	MOVQ  R11, 0(DI)
-	MOVQ  R13, 8(DI)
-	MOVL  R12, 16(DI)
-	MOVL  R14, 20(DI)
-	VMOVQ X8, 24(DI)
 	MOVQ  stmt-16(SP), BX
 	ORQ   $0x10000, BX
-	MOVQ  BX, 32(DI)
-	ADDQ  $40, DI
+	ROW(BX)
 	DECQ  rem-24(SP)
 	XORL  R11, R11
 	MOVL  $1, R12
@@ -592,15 +566,9 @@ prologue:
 	LEAQ  (DX)(DX*4), DX
 	ADDQ  E_ADDR(R15)(DX*8), R11
 	ADDL  E_LINE(R15)(DX*8), R12
-	MOVQ  R11, 0(DI)
-	MOVQ  R13, 8(DI)
-	MOVL  R12, 16(DI)
-	MOVL  R14, 20(DI)
-	VMOVQ X8, 24(DI)
 	MOVQ  stmt-16(SP), BX
 	ORQ   $0x1000000, BX
-	MOVQ  BX, 32(DI)
-	ADDQ  $40, DI
+	ROW(BX)
 	DECQ  rem-24(SP)
 	ADDQ  $2, SI
 	JMP   block
@@ -623,14 +591,7 @@ trim:
 full:
 	// dst is full: on from the last opcode decoded.
 	MOVQ  end-48(SP), CX
-	SHRXQ CX, R9, DX
-	ANDL  $1, DX
-	MOVQ  DX, stmt-16(SP)
-	MOVQ  opnd-32(SP), AX
-	SHRXQ CX, AX, AX
-	ANDL  $1, AX
-	ADDQ  CX, AX
-	ADDQ  AX, SI
+	SKIP
 
 done:
 	MOVQ  ptr-8(SP), AX

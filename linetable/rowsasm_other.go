@@ -14,8 +14,6 @@ type rowState struct {
 	addr, line    uint64
 	fileHi, col   uint64
 	stmt, isaHi   uint64
-	minInst       uint64
-	constAdd      uint64
 	base, flags   uint64
 }
 
