@@ -67,8 +67,8 @@ func TestNextRowsFixtures(t *testing.T) {
 }
 
 // checkUnitRows decodes the unit at off of data (named name in failures)
-// with Next and checks NextRows against it.
-func checkUnitRows(t *testing.T, name string, data []byte, off uint64, opts *Options) {
+// with Next, checks NextRows against it, and returns Next's rows.
+func checkUnitRows(t *testing.T, name string, data []byte, off uint64, opts *Options) []Row {
 	t.Helper()
 	r, err := NewReader(data, off, opts)
 	if err != nil {
@@ -83,6 +83,7 @@ func checkUnitRows(t *testing.T, name string, data []byte, off uint64, opts *Opt
 		rows = append(rows, row)
 	}
 	checkNextRows(t, data, off, opts, rows, err)
+	return rows
 }
 
 // TestNextRowsAllocs checks that NextRows allocates nothing per call.
@@ -217,19 +218,7 @@ func TestNextRowsBig(t *testing.T) {
 			want := map[uint64][]Row{}
 			rows := 0
 			for _, off := range unitOffsets(t, fx.line, &fx.opts) {
-				r, err := NewReader(fx.line, off, &fx.opts)
-				if err != nil {
-					t.Fatalf("%#x: %v", off, err)
-				}
-				var got []Row
-				var row Row
-				for {
-					if err = r.Next(&row); err != nil {
-						break
-					}
-					got = append(got, row)
-				}
-				checkNextRows(t, fx.line, off, &fx.opts, got, err)
+				got := checkUnitRows(t, fx.name, fx.line, off, &fx.opts)
 				want[off] = got
 				rows += len(got)
 			}
