@@ -146,7 +146,7 @@ func (r *Reader) specialTables(opBase uint8, lineBase int8, lineRange uint8) {
 		t = newSPTable(key, opBase, lineBase, lineRange, r.minInst)
 		lastSP.Store(t)
 	}
-	r.spAdv, r.sp, r.ent = &t.adv, &t.sp, &t.ent
+	r.spAdv, r.sp, r.ent = &t.adv, &t.sp, t.ent
 }
 
 // spTable holds a Reader's special-opcode tables with the header fields
@@ -159,13 +159,15 @@ type spTable struct {
 	// advance, the multiplier of the operand added to the address, the
 	// line advance (low 32 bits) and a mask of the operand's line advance
 	// (high), the bytes of the row it appends (40 or 0), and whether the
-	// operand sets the file (bit 0) or the column (bit 1).
-	ent [256][5]uint64
+	// operand sets the file (bit 0) or the column (bit 1). Nil where
+	// rowsAsm cannot run.
+	ent *[256][5]uint64
 }
 
 // lastSP is the spTable made last. The units of one binary nearly always
 // share their special-opcode parameters, so one entry saves each Reader
-// 2.3 KB and 256 steps; readers of other parameters make their own.
+// 2.3 KB and 256 steps (12.5 KB and 512 steps with rowsAsm's entries);
+// readers of other parameters make their own.
 var lastSP atomic.Pointer[spTable]
 
 // newSPTable fills the tables for the opcodes from max(opBase, 1) up: an
@@ -187,12 +189,22 @@ func newSPTable(key uint32, opBase uint8, lineBase int8, lineRange uint8, minIns
 			adv, rem = adv+1, 0
 		}
 	}
+	if useRowsAsm {
+		t.ent = rowEntries(opBase, minInst, &t.sp, t.adv[255])
+	}
+	return t
+}
+
+// rowEntries returns rowsAsm's entries (spTable.ent) for the special-opcode
+// table sp, whose opcode 255 advances the operation by adv255.
+func rowEntries(opBase uint8, minInst uint64, sp *[256]uint64, adv255 uint8) *[256][5]uint64 {
+	ent := new([256][5]uint64)
 	const rowBytes = uint64(unsafe.Sizeof(Row{}))
 	for op := range 256 {
-		e := &t.ent[op]
+		e := &ent[op]
 		switch {
 		case op >= int(max(opBase, 1)):
-			e[0], e[2], e[3] = t.sp[op]&0xffffffff, t.sp[op]>>32, rowBytes
+			e[0], e[2], e[3] = sp[op]&0xffffffff, sp[op]>>32, rowBytes
 		case Opcode(op) == OpCopy:
 			e[3] = rowBytes
 		case Opcode(op) == OpAdvancePC:
@@ -204,10 +216,10 @@ func newSPTable(key uint32, opBase uint8, lineBase int8, lineRange uint8, minIns
 		case Opcode(op) == OpSetColumn:
 			e[4] = 2
 		case Opcode(op) == OpConstAddPC:
-			e[0] = minInst * uint64(t.adv[255])
+			e[0] = minInst * uint64(adv255)
 		}
 	}
-	return t
+	return ent
 }
 
 // Header returns the unit's header. Its Files include those that

@@ -112,7 +112,7 @@ type partial struct {
 	once     sync.Once
 	whole    *Table
 	// keep: a Table of NewTable whose Options.Keep dropped rows: each
-	// lookup finds whether it needs them (find), whatever lo and hi say.
+	// lookup finds whether it needs them (find), whatever lo and last say.
 	// again is its Options.Again.
 	keep  bool
 	again func(build func(data []byte)) error
