@@ -15,6 +15,11 @@
 // their lookups read, and Options.LazyFiles leaves the file table undecoded
 // until Header or FilePaths needs it.
 //
+// On amd64 CPUs with AVX-512BW, NextRows and the Tables decode most rows
+// with an assembly block decoder, 64 program bytes at a time
+// (rowsasm_amd64.go); elsewhere, and under the purego build tag, the same
+// rows come from the Go loop alone.
+//
 // Robustness: no input makes this package panic, loop without bound, or
 // allocate out of proportion to the input. Counts read from the data are
 // capped by the bytes that could encode them, every read is bounds-checked,
